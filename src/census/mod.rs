@@ -1,0 +1,327 @@
+//! Named computations that essays call: the Census contract and its registry.
+//!
+//! A census is a pure function from typed parameters to a serializable result. An essay
+//! names one in a ```` ```census ```` block:
+//!
+//! ```yaml
+//! id: small
+//! run: welter.census
+//! with: { coins: { 1: 12, 2: 11 } }
+//! ```
+//!
+//! Every census implements [`Census`]: a name (`game.thing`), a parameter type deserialized
+//! straight from the block (unknown fields are errors), documented limits checked by
+//! [`Census::validate`], a cost estimate refused over the site's budget before anything
+//! runs, a run function that reports progress and honours cancellation through [`Ctx`],
+//! and the list of source modules its result depends on (for the cache fingerprint).
+//!
+//! Results are JSON values (`serde_json::Value`, object order preserved). Shares and
+//! averages are exact fractions, serialized as [`Ratio`] (`{"num": n, "den": d}`), so a
+//! stated "17.0 per cent" or "a third" checks one exact value.
+//!
+//! Adding a census: write `census/<game>.rs` with a type implementing [`Census`] and add
+//! one line to [`REGISTRY`].
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+// One module per game; each adds its line here and its entries to REGISTRY.
+
+/// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
+/// census result. Serialized as `{"num": n, "den": d}`; the checker recognises exactly that
+/// shape. Not reduced: `Ratio::new(2, 4)` keeps 2/4, and the checker compares by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ratio {
+    /// Numerator.
+    pub num: u64,
+    /// Denominator, never zero (a share of nothing is reported as 0/1).
+    pub den: u64,
+}
+
+impl Ratio {
+    /// `num / den`; a zero denominator gives 0/1 (the share of an empty set).
+    pub fn new(num: u64, den: u64) -> Ratio {
+        if den == 0 {
+            Ratio { num: 0, den: 1 }
+        } else {
+            Ratio { num, den }
+        }
+    }
+}
+
+/// The run was cancelled through its [`Ctx`] before it finished; it has no result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cancelled;
+
+impl fmt::Display for Cancelled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the computation was cancelled")
+    }
+}
+
+/// Progress callback: `(done, total)` in the census's own units.
+pub type ProgressFn = dyn Fn(u64, u64) + Send + Sync;
+
+/// What a running census may ask of its caller: report progress, learn it was cancelled.
+///
+/// Cheap to clone; clones share the cancellation flag. A census should call
+/// [`Ctx::checkpoint`] every few milliseconds of work (for instance once per position or
+/// per genus) and return `Err(Cancelled)` when told to.
+#[derive(Clone)]
+pub struct Ctx {
+    cancel: Arc<AtomicBool>,
+    progress: Option<Arc<ProgressFn>>,
+}
+
+impl Default for Ctx {
+    fn default() -> Self {
+        Ctx::new()
+    }
+}
+
+impl Ctx {
+    /// A context that is never cancelled and discards progress.
+    pub fn new() -> Ctx {
+        Ctx { cancel: Arc::new(AtomicBool::new(false)), progress: None }
+    }
+
+    /// A context sharing `cancel` and reporting progress to `progress`.
+    pub fn with(cancel: Arc<AtomicBool>, progress: Option<Arc<ProgressFn>>) -> Ctx {
+        Ctx { cancel, progress }
+    }
+
+    /// Report that `done` of `total` units of work are finished.
+    pub fn progress(&self, done: u64, total: u64) {
+        if let Some(p) = &self.progress {
+            p(done, total);
+        }
+    }
+
+    /// True once the caller has asked the run to stop.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    /// `Err(Cancelled)` once the caller has asked the run to stop; use with `?`.
+    pub fn checkpoint(&self) -> Result<(), Cancelled> {
+        if self.is_cancelled() {
+            Err(Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Ask the run to stop at its next checkpoint.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Documentation of one parameter, shown by `countersign list`.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDoc {
+    /// Name as written under `with:`.
+    pub name: &'static str,
+    /// Its YAML shape, e.g. "map of integer → integer" or "integer or list of integers".
+    pub shape: &'static str,
+    /// What it means and its limits, e.g. "number of squares, 1..=64".
+    pub doc: &'static str,
+}
+
+/// A parameter outside its documented limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    /// Path of the offending parameter below `with`, e.g. `["coins", "7"]`; empty for the
+    /// parameters as a whole. The loader uses it to point at the parameter's own line.
+    pub path: Vec<String>,
+    /// What is wrong, e.g. "8 coins need at least 8 squares, got 5".
+    pub message: String,
+    /// What to do about it, e.g. "the limit is 64 squares".
+    pub hint: Option<String>,
+}
+
+impl ParamError {
+    /// An error at `path` (segments below `with`) with a message and no hint.
+    pub fn at<S: Into<String>>(path: &[&str], message: S) -> ParamError {
+        ParamError {
+            path: path.iter().map(|s| s.to_string()).collect(),
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// The same error with a hint.
+    pub fn hint<S: Into<String>>(mut self, hint: S) -> ParamError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// A named computation an essay can call. See the module docs for the contract.
+pub trait Census: Send + Sync + 'static {
+    /// Parameters, deserialized from the block's `with:` mapping. Use
+    /// `#[serde(deny_unknown_fields)]` so a misspelt parameter is an error at its line.
+    /// Serialized back to JSON in canonical form (the cache key and `id.with.…` paths):
+    /// use `BTreeMap` for maps, never `HashMap`.
+    type Params: DeserializeOwned + Serialize + Send + Sync + 'static;
+    /// The result. Serialized to JSON; struct fields keep their order, so put the summary
+    /// counts first. Shares and averages are [`Ratio`]s, never floats.
+    type Output: Serialize + 'static;
+
+    /// `game.thing`, e.g. `welter.census`.
+    const NAME: &'static str;
+    /// One line for `countersign list`.
+    const SUMMARY: &'static str;
+    /// Every parameter, for `countersign list`.
+    const PARAMS: &'static [ParamDoc];
+    /// How [`Census::cost`] is computed, in words, for `countersign list`.
+    const COST_MODEL: &'static str;
+    /// Source files under `src/` the result depends on, e.g.
+    /// `&["games/welter.rs", "games/impartial.rs", "census/welter.rs"]`. A change to any of
+    /// them (and only them) invalidates this census's cached results.
+    const SOURCES: &'static [&'static str];
+
+    /// Check the documented limits. Runs before [`Census::cost`], so `cost` may assume
+    /// valid parameters.
+    fn validate(params: &Self::Params) -> Result<(), ParamError>;
+
+    /// Estimated work in elementary steps (about a nanosecond each on one core).
+    /// Must be cheap, must not overflow (saturate), and must grow with every parameter
+    /// that grows the work, so that a call far over budget is refused at once.
+    fn cost(params: &Self::Params) -> u64;
+
+    /// Run the computation. Pure: no files, no clock, no randomness, no hash-map order in
+    /// the output. Call `ctx.checkpoint()?` often.
+    fn run(params: &Self::Params, ctx: &Ctx) -> Result<Self::Output, Cancelled>;
+}
+
+/// A census call whose parameters parsed and passed their limits, ready to run.
+pub struct Prepared {
+    /// The census's name.
+    pub name: &'static str,
+    /// The parameters in canonical JSON form.
+    pub params: serde_json::Value,
+    /// The estimated cost in elementary steps.
+    pub cost: u64,
+    runner: Box<dyn Fn(&Ctx) -> Result<serde_json::Value, Cancelled> + Send + Sync>,
+}
+
+impl Prepared {
+    /// Run the census; the result as JSON.
+    pub fn run(&self, ctx: &Ctx) -> Result<serde_json::Value, Cancelled> {
+        (self.runner)(ctx)
+    }
+}
+
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prepared")
+            .field("name", &self.name)
+            .field("params", &self.params)
+            .field("cost", &self.cost)
+            .finish()
+    }
+}
+
+/// Why a `with:` mapping could not be prepared.
+#[derive(Clone, Debug)]
+pub enum PrepareError {
+    /// The YAML did not deserialize into the parameter type (unknown or missing field,
+    /// wrong type). `line`/`column` are 1-based within the YAML text given, when known.
+    Shape {
+        /// What serde said.
+        message: String,
+        /// 1-based line within the given text.
+        line: Option<usize>,
+        /// 1-based column within the given text.
+        column: Option<usize>,
+    },
+    /// A parameter outside its limits.
+    Limit(ParamError),
+}
+
+/// The object-safe face of a [`Census`], used by the registry.
+pub trait DynCensus: Send + Sync {
+    /// See [`Census::NAME`].
+    fn name(&self) -> &'static str;
+    /// See [`Census::SUMMARY`].
+    fn summary(&self) -> &'static str;
+    /// See [`Census::PARAMS`].
+    fn params(&self) -> &'static [ParamDoc];
+    /// See [`Census::COST_MODEL`].
+    fn cost_model(&self) -> &'static str;
+    /// See [`Census::SOURCES`].
+    fn sources(&self) -> &'static [&'static str];
+    /// Deserialize `with_yaml` (the text of the `with:` value, YAML) into the parameter
+    /// type, validate it and estimate its cost.
+    fn prepare(&self, with_yaml: &str) -> Result<Prepared, PrepareError>;
+}
+
+/// Adapter from a [`Census`] to a [`DynCensus`].
+pub struct Entry<C>(std::marker::PhantomData<fn() -> C>);
+
+impl<C> Entry<C> {
+    /// The registry entry for census `C`.
+    pub const fn new() -> Self {
+        Entry(std::marker::PhantomData)
+    }
+}
+
+impl<C: Census> DynCensus for Entry<C> {
+    fn name(&self) -> &'static str {
+        C::NAME
+    }
+    fn summary(&self) -> &'static str {
+        C::SUMMARY
+    }
+    fn params(&self) -> &'static [ParamDoc] {
+        C::PARAMS
+    }
+    fn cost_model(&self) -> &'static str {
+        C::COST_MODEL
+    }
+    fn sources(&self) -> &'static [&'static str] {
+        C::SOURCES
+    }
+    fn prepare(&self, with_yaml: &str) -> Result<Prepared, PrepareError> {
+        let params: C::Params = crate::yaml::from_str(with_yaml).map_err(|e| {
+            PrepareError::Shape { message: e.message, line: e.line, column: e.column }
+        })?;
+        C::validate(&params).map_err(PrepareError::Limit)?;
+        let cost = C::cost(&params);
+        let canonical = serde_json::to_value(&params).unwrap_or(serde_json::Value::Null);
+        let params = Arc::new(params);
+        Ok(Prepared {
+            name: C::NAME,
+            params: canonical,
+            cost,
+            runner: Box::new(move |ctx| {
+                let out = C::run(&params, ctx)?;
+                Ok(serde_json::to_value(&out).unwrap_or(serde_json::Value::Null))
+            }),
+        })
+    }
+}
+
+/// Every census an essay can call, in the order `countersign list` shows them.
+pub static REGISTRY: &[&dyn DynCensus] = &[
+];
+
+/// The census named `name`, if registered.
+pub fn lookup(name: &str) -> Option<&'static dyn DynCensus> {
+    REGISTRY.iter().copied().find(|c| c.name() == name)
+}
+
+/// Names of every registered census, for "did you mean" hints.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|c| c.name()).collect()
+}
+
+/// Shorthand for a share `num / den` as a [`Ratio`] (counts as `usize` or `u64`).
+pub fn share<A: TryInto<u64>, B: TryInto<u64>>(num: A, den: B) -> Ratio {
+    Ratio::new(num.try_into().unwrap_or(u64::MAX), den.try_into().unwrap_or(u64::MAX))
+}

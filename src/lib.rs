@@ -1,0 +1,8 @@
+//! countersign: a literate static-site generator for essays on combinatorial games.
+//!
+//! See `docs/ARCHITECTURE.md` for the map. Data flows one way:
+//! `games` → `census` → `check` → `render` → `site`; `main.rs` only wires the CLI.
+
+pub mod census;
+pub mod games;
+pub mod yaml;
