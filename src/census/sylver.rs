@@ -61,23 +61,6 @@ pub struct SylverParams {
 /// [`crate::games::sylver`].
 pub struct SylverCensus;
 
-/// A census's share of something: a count, out of a total, and the exact share.
-#[derive(Clone, Debug, Serialize)]
-pub struct Part {
-    /// How many.
-    pub count: u64,
-    /// Out of how many.
-    pub of: u64,
-    /// `count / of`.
-    pub share: Ratio,
-}
-
-impl Part {
-    fn new(count: u64, of: u64) -> Part {
-        Part { count, of, share: share(count, of) }
-    }
-}
-
 /// Counts over the paired positions (gaps pair off around F, F > 1).
 #[derive(Clone, Debug, Serialize)]
 pub struct Paired {
@@ -396,7 +379,7 @@ impl Census for SylverCensus {
     const PARAMS: &'static [ParamDoc] = &[ParamDoc {
         name: "max_genus",
         shape: "integer",
-        doc: "largest genus included, 1..=24 (genus 16: 11,769 positions; genus 20: 93,140)",
+        doc: "largest genus included, 1..=24 (genus 16: 11,769 positions; genus 20: 93,141)",
     }];
     const COST_MODEL: &'static str =
         "400 steps per legal move; legal moves estimated as 2.5 φ^(g+2) (g − 1)";
