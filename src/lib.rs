@@ -6,3 +6,6 @@
 pub mod census;
 pub mod games;
 pub mod yaml;
+pub mod content;
+pub mod diag;
+pub mod check;
