@@ -9,3 +9,6 @@ pub mod yaml;
 pub mod content;
 pub mod diag;
 pub mod check;
+pub mod cache;
+pub mod fingerprint;
+pub mod site;

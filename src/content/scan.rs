@@ -171,7 +171,7 @@ mod tests {
     fn claims_in_code_html_and_math_are_ignored() {
         let text = "a {{ x.a = 1 }}\n\n``` {{ x.b = 2 }} ``` and `` {{ x.c = 3 }} ``\n\n\
                     ~~~\n{{ x.d = 4 }}\n~~~\n\n    {{ x.e = 5 }}\n\n<!-- {{ x.f = 6 }} -->\n\n\
-                    $ {{ x.g = 7 }} $ and $${{ x.h = 8 }}$$\n\n<span title=\"{{ x.i = 9 }}\">z</span> {{ x.j = 10 }}\n";
+                    ${{ x.g = 7 }}$ and $${{ x.h = 8 }}$$\n\n<span title=\"{{ x.i = 9 }}\">z</span> {{ x.j = 10 }}\n";
         let s = scan(text, 0);
         assert_eq!(stated(&s), vec!["1", "10"], "{:?}", s.errors);
         assert!(s.errors.is_empty());
