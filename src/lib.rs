@@ -12,3 +12,4 @@ pub mod check;
 pub mod cache;
 pub mod fingerprint;
 pub mod site;
+pub mod figures;
