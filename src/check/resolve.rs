@@ -13,8 +13,8 @@ pub struct Bound {
     pub census: String,
     /// The parameters in canonical form (addressed as `id.with.…`).
     pub params: Value,
-    /// The result.
-    pub result: Value,
+    /// The result (shared: results can be large).
+    pub result: std::sync::Arc<Value>,
 }
 
 /// Why a path does not lead anywhere.
@@ -50,7 +50,7 @@ fn keys_of(v: &Value) -> String {
 /// parameters). Slices produce new lists, so the value is returned owned.
 pub fn resolve(bound: &Bound, path: &Path) -> Result<Value, ResolveError> {
     let mut steps = path.steps.as_slice();
-    let mut cur: &Value = &bound.result;
+    let mut cur: &Value = bound.result.as_ref();
     let mut done = 0;
     if let Some(Step::Key(k)) = steps.first() {
         if k == "with" && bound.result.get("with").is_none() {
@@ -101,7 +101,7 @@ mod tests {
             id: "s".into(),
             census: "x.y".into(),
             params: json!({"coins": {"2": 11}}),
-            result: json!({"positions": {"2": 55, "3": 120}, "list": [1, 2, 3, 4]}),
+            result: std::sync::Arc::new(json!({"positions": {"2": 55, "3": 120}, "list": [1, 2, 3, 4]})),
         }
     }
 

@@ -54,7 +54,8 @@ impl FencedBlock {
 /// What a scan of one Markdown text found.
 #[derive(Clone, Debug, Default)]
 pub struct Scan {
-    /// Ranges where claims are not recognised: code spans and blocks, raw HTML, math.
+    /// Ranges where claims are not recognised: code spans and blocks, raw HTML, math
+    /// (offsets plus `base`, like every other span).
     pub excluded: Vec<Range<usize>>,
     /// Directive blocks, in order.
     pub blocks: Vec<FencedBlock>,
@@ -106,6 +107,10 @@ pub fn scan(text: &str, base: usize) -> Scan {
     }
     out.excluded.sort_by_key(|r| r.start);
     find_claims(text, base, &mut out);
+    // Report excluded ranges in the same coordinates as everything else.
+    for r in &mut out.excluded {
+        *r = base + r.start..base + r.end;
+    }
     out
 }
 
