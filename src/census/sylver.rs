@@ -6,18 +6,18 @@
 //! pseudo-symmetric) with F > 1; every such position is won by the player to move. The
 //! *move test* strikes a move when the position it reaches is paired: a struck move loses.
 //!
-//! # Figure data (for the shared figure kinds)
+//! # Figure data (for the shared figure kinds of `src/figures/`)
 //!
-//! * `bars` — [`SylverCensusResult::struck_bars`]: `{ "series": ["struck share"],
-//!   "groups": [ { "label": "3", "values": [ {"num": 5, "den": 8} ] }, … ] }`, one group
-//!   per genus that has at least one legal move (genus ≥ 2), in increasing genus; each value
-//!   an exact [`Ratio`] (struck moves / legal moves at that genus).
-//! * `strip` — [`PositionResult::strip`]: `{ "cells": [ { "n": 0, "mark": "element",
-//!   "note": "" }, … ], "arcs": [ [0, 13], [1, 12], … ], "middle": null }`: cells for
-//!   n = 0..=F + 1 (`mark` is `"gap"` or `"element"`; `note` is `"illegal"` for 1, and for
-//!   the other gaps `"struck"`, `"wins"` or `"survives"` — a move that passes the test and
-//!   loses), arcs the pairs {n, F − n} for 0 ≤ n < F/2, `middle` = F/2 when F is even
-//!   (the unpaired gap of a pseudo-symmetric position).
+//! * `bars` — `by_genus` of a `sylver.census` result is an object of groups (genus) each
+//!   holding series; draw the struck share with `from: <id>.by_genus`,
+//!   `layout: groups_series`, `series: [struck_share]` (each value an exact [`Ratio`],
+//!   struck moves / legal moves; 0/1 at genus 1). `move_test.struck_share_by_genus` holds
+//!   the same shares keyed by genus (genus ≥ 2 only), for claims.
+//! * `strip` — a `sylver.position` result: `gaps` is the list of marked cells (the gaps),
+//!   `strip.arcs` the pairs `[n, F − n]` for 0 ≤ n < F/2 (one gap and one element each in a
+//!   paired position, so the kind must accept arcs with one unmarked end), `strip.middle`
+//!   the unpaired F/2 of a pseudo-symmetric position (or null). `strip.cells` lists every cell 0..=F + 1 with its `mark` (`"gap"`/`"element"`)
+//!   and, for gaps, a `note` (`"illegal"` for 1, else `"struck"`, `"wins"`, `"survives"`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -293,24 +293,8 @@ pub struct GenusRow {
     pub struck: u64,
     /// Winning moves.
     pub winning: u64,
-}
-
-/// Bar chart data (see the module docs for the shape).
-#[derive(Clone, Debug, Serialize)]
-pub struct Bars {
-    /// Series names, one per value in a group.
-    pub series: Vec<&'static str>,
-    /// Groups in order.
-    pub groups: Vec<BarGroup>,
-}
-
-/// One group of bars.
-#[derive(Clone, Debug, Serialize)]
-pub struct BarGroup {
-    /// The group's label (here the genus).
-    pub label: String,
-    /// One value per series.
-    pub values: Vec<Ratio>,
+    /// `struck / moves` (0/1 at genus 1, which has no legal move).
+    pub struck_share: Ratio,
 }
 
 /// The result of `sylver.census`, summary first.
@@ -334,8 +318,6 @@ pub struct SylverCensusResult {
     pub solvers: Solvers,
     /// Per genus 1..=max_genus.
     pub by_genus: BTreeMap<u32, GenusRow>,
-    /// Struck share by genus, as bar-chart data.
-    pub struck_bars: Bars,
 }
 
 /// Legal candidates a rule names at a position (sorted, deduplicated, legal moves only).
@@ -464,13 +446,20 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let mut parity_all = ParitySplit::new();
     let (mut odd_positions, mut odd_lost, mut even_positions, mut even_lost) = (0, 0, 0, 0);
     let mut first_even_genus_lost = 0u32;
-    let mut bars = Vec::new();
 
     for (g, level) in levels.iter().enumerate().skip(1) {
         ctx.checkpoint()?;
         ctx.progress(g as u64, u64::from(max_genus) * 2);
         let g = g as u32;
-        let mut row = GenusRow { positions: level.len() as u64, lost: 0, paired: 0, moves: 0, struck: 0, winning: 0 };
+        let mut row = GenusRow {
+            positions: level.len() as u64,
+            lost: 0,
+            paired: 0,
+            moves: 0,
+            struck: 0,
+            winning: 0,
+            struck_share: share(0, 0),
+        };
         for &s in level {
             let won = wins[&s];
             if !won {
@@ -567,9 +556,9 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
                 first_even_genus_lost = g;
             }
         }
+        row.struck_share = share(row.struck, row.moves);
         if row.moves > 0 {
             struck_share_by_genus.insert(g, share(row.struck, row.moves));
-            bars.push(BarGroup { label: g.to_string(), values: vec![share(row.struck, row.moves)] });
         }
         lost += row.lost;
         moves_total += row.moves;
@@ -683,7 +672,6 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
         },
         solvers,
         by_genus,
-        struck_bars: Bars { series: vec!["struck share"], groups: bars },
     })
 }
 
