@@ -130,6 +130,8 @@ pub struct MoveTest {
     pub struck: u64,
     /// `struck / moves`.
     pub struck_share: Ratio,
+    /// Legal moves per position (`moves / positions`).
+    pub average_legal_moves: Ratio,
     /// Winning moves (to a lost position) summed over every position.
     pub winning: u64,
     /// Winning moves that are struck (the argument says none).
@@ -653,6 +655,7 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             moves: moves_total,
             struck: struck_total,
             struck_share: share(struck_total, moves_total),
+            average_legal_moves: share(moves_total, total),
             winning: winning_total,
             struck_winning,
             all_struck_positions: all_struck.len() as u64,
@@ -952,6 +955,23 @@ mod tests {
         assert_eq!(r.strip.cells.len(), 15);
         assert_eq!(r.strip.arcs.len(), 7);
         assert_eq!(r.strip.middle, None);
+    }
+
+    #[test]
+    fn the_registry_prepares_and_runs_both_censuses() {
+        let c = crate::census::lookup("sylver.census").expect("registered");
+        let out = c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
+        assert_eq!(out["positions"], 1 + 2 + 4 + 7 + 12);
+        assert_eq!(out["move_test"]["struck_share_by_genus"]["3"]["num"], 5);
+        match c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 99}\n") {
+            Err(crate::census::PrepareError::Limit(e)) => assert_eq!(e.path, vec!["max_genus".to_string()]),
+            other => panic!("expected a limit error, got {other:?}"),
+        }
+        assert!(matches!(c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5, extra: 1}\n"), Err(crate::census::PrepareError::Shape { .. })));
+        let p = crate::census::lookup("sylver.position").expect("registered");
+        let out = p.prepare("id: b\nrun: sylver.position\nwith: {generators: [3, 7]}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
+        assert_eq!(out["moves"]["11"]["frobenius"], 8);
+        assert!(matches!(p.prepare("id: b\nrun: sylver.position\nwith: {generators: [4, 6]}\n"), Err(crate::census::PrepareError::Limit(_))));
     }
 
     #[test]
