@@ -974,6 +974,34 @@ mod tests {
         assert!(matches!(p.prepare("id: b\nrun: sylver.position\nwith: {generators: [4, 6]}\n"), Err(crate::census::PrepareError::Limit(_))));
     }
 
+    /// On every paired position each arc of the strip has exactly one gap end, and the
+    /// cells' marks and notes agree with the move list.
+    #[test]
+    fn strip_data_matches_the_pairing_on_every_position_to_genus_nine() {
+        for s in semigroups_by_genus(9).into_iter().skip(1).flatten() {
+            let r = describe(s);
+            let gap = |n: u32| r.gaps.contains(&n);
+            if r.paired {
+                for [a, b] in &r.strip.arcs {
+                    assert_ne!(gap(*a), gap(*b), "arc {a}–{b} of {:?}", r.gaps);
+                }
+                assert_eq!(r.strip.middle.is_some(), r.pseudo_symmetric, "middle of {:?}", r.gaps);
+            }
+            for c in &r.strip.cells {
+                assert_eq!(c.mark == "gap", gap(c.n));
+                let expected = match r.moves.get(&c.n) {
+                    Some(m) if m.struck => "struck",
+                    Some(m) if m.wins => "wins",
+                    Some(_) => "survives",
+                    None if gap(c.n) => "illegal",
+                    None => "",
+                };
+                assert_eq!(c.note, expected, "cell {} of {:?}", c.n, r.gaps);
+            }
+            assert_eq!(r.wins, !r.winning.is_empty(), "outcome of {:?}", r.gaps);
+        }
+    }
+
     #[test]
     fn limits_are_checked() {
         assert!(SylverCensus::validate(&SylverParams { max_genus: 0 }).is_err());

@@ -298,8 +298,8 @@ pub fn pairs_off_by_scan(s: Semigroup) -> bool {
 }
 
 /// Closed form of [`pairs_off_by_scan`]: F > 1 and F ∈ {2g − 1, 2g − 2} (symmetric when
-/// F = 2g − 1, pseudo-symmetric when F = 2g − 2; Rosales and García-Sánchez, Cor. 4.5 and
-/// 4.16). O(1).
+/// F = 2g − 1, pseudo-symmetric when F = 2g − 2; Rosales and García-Sánchez, *Numerical Semigroups*,
+/// ch. 3). O(1).
 pub fn is_paired(s: Semigroup) -> bool {
     match s.frobenius() {
         Some(f) if f > 1 => {
