@@ -398,7 +398,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let mut wins: HashMap<Semigroup, bool> = HashMap::with_capacity(total as usize + 1);
     for level in levels.iter().skip(1) {
         ctx.checkpoint()?;
-        for &s in level {
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
             let w = s.moves().into_iter().any(|x| !wins[&s.join(x)]);
             wins.insert(s, w);
         }
@@ -462,7 +465,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             winning: 0,
             struck_share: share(0, 0),
         };
-        for &s in level {
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
             let won = wins[&s];
             if !won {
                 row.lost += 1;
@@ -610,7 +616,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     for (g, level) in levels.iter().enumerate().skip(1) {
         ctx.checkpoint()?;
         ctx.progress(u64::from(max_genus) + g as u64, u64::from(max_genus) * 2);
-        for &s in level {
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
             let a = plain.wins(s);
             let b = pruned.wins(s);
             if a == b && a == wins[&s] {
@@ -622,7 +631,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     }
     // Moves the plain solver never tries: those after the first winning move.
     let (mut untried, mut untried_struck) = (0u64, 0u64);
-    for &s in levels.iter().skip(1).flatten() {
+    for (i, &s) in levels.iter().skip(1).flatten().enumerate() {
+        if i % 4096 == 4095 {
+            ctx.checkpoint()?;
+        }
         let moves = s.moves();
         if let Some(i) = moves.iter().position(|&x| !wins[&s.join(x)]) {
             for &x in &moves[i + 1..] {
@@ -1000,6 +1012,13 @@ mod tests {
             }
             assert_eq!(r.wins, !r.winning.is_empty(), "outcome of {:?}", r.gaps);
         }
+    }
+
+    #[test]
+    fn a_cancelled_run_stops() {
+        let ctx = Ctx::new();
+        ctx.cancel();
+        assert!(run_census(12, &ctx).is_err());
     }
 
     #[test]
