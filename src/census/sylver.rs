@@ -144,6 +144,21 @@ pub struct MoveTest {
     pub reaching_only_gap_one: u64,
     /// Per genus with at least one move: struck / moves.
     pub struck_share_by_genus: BTreeMap<u32, Ratio>,
+    /// Moves x with 2x < F (the lower half of the strip) and how many are struck.
+    pub lower_half: Split,
+    /// Moves x with 2x ≥ F and how many are struck.
+    pub upper_half: Split,
+}
+
+/// Moves of one kind and how many of them the test strikes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Split {
+    /// Legal moves of this kind.
+    pub moves: u64,
+    /// Of them struck.
+    pub struck: u64,
+    /// `struck / moves`.
+    pub share: Ratio,
 }
 
 /// The score of one naming rule over the paired positions.
@@ -443,6 +458,7 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let mut struck_winning = 0u64;
     let mut all_struck = Vec::new();
     let mut reaching_one = 0u64;
+    let (mut lower, mut lower_struck, mut upper, mut upper_struck) = (0u64, 0u64, 0u64, 0u64);
     let mut struck_share_by_genus = BTreeMap::new();
     let mut rule_hits = [0u64; 8];
     let mut rule_applicable = [0u64; 8];
@@ -482,6 +498,13 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
                 let winning = !wins[&t];
                 if struck {
                     n_struck += 1;
+                }
+                if 2 * x < s.frobenius().unwrap_or(0) {
+                    lower += 1;
+                    lower_struck += u64::from(struck);
+                } else {
+                    upper += 1;
+                    upper_struck += u64::from(struck);
                 }
                 if winning {
                     winners.push(x);
@@ -674,6 +697,8 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             all_struck,
             reaching_only_gap_one: reaching_one,
             struck_share_by_genus,
+            lower_half: Split { moves: lower, struck: lower_struck, share: share(lower_struck, lower) },
+            upper_half: Split { moves: upper, struck: upper_struck, share: share(upper_struck, upper) },
         },
         rules,
         parity: Parity {
@@ -954,6 +979,8 @@ mod tests {
         .collect();
         assert_eq!(hits, vec![123, 112, 114, 67, 35, 20, 154, 279]);
         assert_eq!(r.rules.half_largest_gap.applicable, 394);
+        assert_eq!((r.move_test.lower_half.struck, r.move_test.lower_half.moves), (24_813, 99_827));
+        assert_eq!((r.move_test.upper_half.struck, r.move_test.upper_half.moves), (2_402, 59_901));
     }
 
     #[test]
