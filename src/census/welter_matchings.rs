@@ -80,6 +80,9 @@ pub struct CoinRow {
     pub matchings: u64,
     /// Positions of value 0 by the recursion (P-positions).
     pub lost: u64,
+    /// Lost positions in which no coin's mate square (its square with the bottom bit
+    /// flipped) holds a coin, so no mated pair explains the loss.
+    pub lost_without_mated_pair: u64,
     /// Positions where the closed form equals the recursion's value.
     pub closed_form_agrees: u64,
     /// Positions where the trie-node form equals the recursion's value.
@@ -304,6 +307,7 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
             positions: values.len() as u64,
             matchings: matching_count(n),
             lost: 0,
+            lost_without_mated_pair: 0,
             closed_form_agrees: 0,
             trie_nodes_agree: 0,
             trie_matching_reads_value: 0,
@@ -353,6 +357,9 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
             ctx.progress(done, total);
             if v == 0 {
                 row.lost += 1;
+                if !welter::has_mated_pair(p) {
+                    row.lost_without_mated_pair += 1;
+                }
             }
             if closed_form(p) == v {
                 row.closed_form_agrees += 1;
