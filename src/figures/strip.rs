@@ -10,7 +10,9 @@
 //! - `pair_label`: a field of each pair object printed above its arc (e.g. `animating`);
 //! - `leftover`: sub-path to a square (or null) drawn in the accent colour;
 //! - `strips`: several strips of the same coins, one per matching, each
-//!   `{label, pairs, leftover}` with sub-paths as above (replaces `pairs`/`leftover`).
+//!   `{label, pairs, leftover, note}` with sub-paths as above (replaces `pairs`/`leftover`);
+//!   `note` is a sub-path to a value printed under the label (e.g. the value a matching
+//!   reads); `note_prefix` is printed before every note (default none, e.g. `"reads "`).
 //!
 //! Example: a position's low-bit matching, each arc labelled with its animating value; or
 //! the five rules' matchings of one position, one strip each.
@@ -32,6 +34,8 @@ struct StripSpec {
     pairs: Option<String>,
     #[serde(default)]
     leftover: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +53,8 @@ struct Options {
     leftover: Option<String>,
     #[serde(default)]
     strips: Option<Vec<StripSpec>>,
+    #[serde(default)]
+    note_prefix: String,
 }
 
 fn default_squares() -> String {
@@ -112,8 +118,8 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     if length > MAX_LENGTH {
         return Err(err("length", format!("{length} squares is over the limit of {MAX_LENGTH}"), "draw a shorter strip"));
     }
-    // (label, pairs, leftover)
-    type Row = (Option<String>, Vec<(u32, u32, Option<String>)>, Option<u32>);
+    // (label, pairs, leftover, note)
+    type Row = (Option<String>, Vec<(u32, u32, Option<String>)>, Option<u32>, Option<String>);
     let read_leftover = |path: &Option<String>, key: &str| -> Result<Option<u32>, FigureError> {
         match path {
             None => Ok(None),
@@ -140,12 +146,22 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             }
             specs
                 .iter()
-                .map(|s| Ok((s.label.clone(), read_pairs_at(&s.pairs, "strips")?, read_leftover(&s.leftover, "strips")?)))
+                .map(|s| {
+                    let note = match &s.note {
+                        None => None,
+                        Some(p) => Some(match at(data, p) {
+                            None => return Err(err("strips", format!("nothing at `{p}`"), "point `note` at a value")),
+                            Some(Value::String(t)) => t.clone(),
+                            Some(v) => v.to_string(),
+                        }),
+                    };
+                    Ok((s.label.clone(), read_pairs_at(&s.pairs, "strips")?, read_leftover(&s.leftover, "strips")?, note))
+                })
                 .collect::<Result<_, FigureError>>()?
         }
-        None => vec![(None, read_pairs_at(&o.pairs, "pairs")?, read_leftover(&o.leftover, "leftover")?)],
+        None => vec![(None, read_pairs_at(&o.pairs, "pairs")?, read_leftover(&o.leftover, "leftover")?, None)],
     };
-    for (_, pairs, _) in &rows {
+    for (_, pairs, _, _) in &rows {
         for &(a, b, _) in pairs {
             if !coins.contains(&a) || !coins.contains(&b) {
                 return Err(FigureError::data(format!("the pair {a}–{b} is not a pair of coins"), "pairs must join occupied squares"));
@@ -156,7 +172,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     let cell: i32 = 34;
     let label_w: i32 = if rows.iter().any(|r| r.0.is_some()) { 120 } else { 16 };
     let max_span = rows.iter().flat_map(|r| r.1.iter().map(|p| p.1 - p.0)).max().unwrap_or(0) as i32;
-    let arc_h: i32 = if max_span == 0 { 10 } else { (max_span * cell / 2).clamp(24, 90) + 18 };
+    // Arc heights grow with the span, so nested arcs and their labels never coincide.
+    let rise = |span: i32| 12 + span * cell * 3 / 10;
+    let arc_h: i32 = if max_span == 0 { 10 } else { rise(max_span) + 30 };
     let row_h = arc_h + cell + 26;
     let width = (label_w + cell * length as i32 + 16) as u32;
     let height = (rows.len() as i32 * row_h + 8) as u32;
@@ -166,11 +184,15 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         let small = ("sans-serif", 13).into_font().color(&palette::FAINT).pos(Pos::new(HPos::Center, VPos::Top));
         let label_style = ("sans-serif", 16).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Center));
         let arc_text = ("sans-serif", 15).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
-        for (r, (label, pairs, leftover)) in rows.iter().enumerate() {
+        for (r, (label, pairs, leftover, note)) in rows.iter().enumerate() {
             let top = r as i32 * row_h + 4;
             let base = top + arc_h; // top edge of the squares
             if let Some(l) = label {
                 root.draw(&Text::new(l.clone(), (6, base + cell / 2), label_style.clone())).map_err(fail)?;
+            }
+            if let Some(n) = note {
+                let style = small.pos(Pos::new(HPos::Left, VPos::Top));
+                root.draw(&Text::new(format!("{}{n}", o.note_prefix), (6, base + cell / 2 + 12), style)).map_err(fail)?;
             }
             for s in 0..length as i32 {
                 let x = label_w + s * cell;
@@ -182,7 +204,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
                 let colour = palette::SERIES[i % palette::SERIES.len()];
                 let (xa, xb) = (label_w + a as i32 * cell + cell / 2, label_w + b as i32 * cell + cell / 2);
                 let rx = (xb - xa) as f64 / 2.0;
-                let ry = ((b - a) as i32 * cell / 2).clamp(24, 90) as f64;
+                let ry = rise((b - a) as i32) as f64;
                 let cx = (xa + xb) as f64 / 2.0;
                 let y0 = (base + cell / 2 - 12) as f64;
                 let points: Vec<(i32, i32)> = (0..=48)
@@ -230,7 +252,7 @@ mod tests {
         let Drawn::Svg(s) = a else { panic!("svg") };
         assert!(s.contains("<title id=\"s-title\">A strip</title>"));
         assert!(s.contains("\n5\n"));
-        let several = opts(json!({"strips": [{"label": "low bits", "pairs": "low.pairs"}, {"label": "none"}]}));
+        let several = opts(json!({"strips": [{"label": "low bits", "pairs": "low.pairs"}, {"label": "none", "note": "low.leftover"}]}));
         let Drawn::Svg(t) = draw(&data, &several, &meta()).unwrap() else { panic!("svg") };
         assert!(t.contains("low bits"));
     }
