@@ -5,5 +5,6 @@
 //! twins are separate functions sharing no memo and no move generator.
 
 pub mod impartial;
+pub mod moore;
 pub mod nim;
 pub mod welter;
