@@ -427,6 +427,8 @@ pub struct Solved {
     index: Index,
     /// Bit r set when the position of rank r is a P-position (lost for the mover).
     lost: Vec<u64>,
+    /// Predecessors marked, counting repeats: the sweep's work beyond visiting positions.
+    marks: u64,
 }
 
 impl Solved {
@@ -443,6 +445,12 @@ impl Solved {
     /// True when `heaps` is lost for the player to move; `None` when it is out of range.
     pub fn lost(&self, heaps: &[u32]) -> Option<bool> {
         self.index.rank(heaps).map(|r| self.lost_at(r))
+    }
+
+    /// Number of predecessor markings the sweep made (a predecessor reached from two
+    /// losses, or by two raisings, counts each time): its work beyond the visits.
+    pub fn marks(&self) -> u64 {
+        self.marks
     }
 
     /// Number of P-positions (losses for the mover) in the index.
@@ -490,6 +498,7 @@ pub fn solve(
         work: vec![0u8; index.heaps],
         sorted: vec![0u8; index.heaps],
         groups: Vec::with_capacity(index.heaps),
+        marks: 0,
     };
     let mut rank: u64 = 0;
     loop {
@@ -508,7 +517,8 @@ pub fn solve(
         rank += 1;
     }
     progress(index.len, index.len);
-    Some(Solved { index, lost })
+    let marks = marker.marks;
+    Some(Solved { index, lost, marks })
 }
 
 /// Scratch space for enumerating the predecessors of a loss in [`solve`].
@@ -521,6 +531,7 @@ struct Marker<'a> {
     sorted: Vec<u8>,
     /// Runs of equal entries of the padded list: (start, length).
     groups: Vec<(usize, usize)>,
+    marks: u64,
 }
 
 impl Marker<'_> {
@@ -547,6 +558,7 @@ impl Marker<'_> {
                 self.sorted.sort_unstable_by(|a, b| b.cmp(a));
                 let r = self.index.rank_desc(&self.sorted);
                 won[(r / 64) as usize] |= 1 << (r % 64);
+                self.marks += 1;
             }
             return;
         }
@@ -766,5 +778,27 @@ mod tests {
         assert!(solve(3, 3, Moves::capped(1, 0), Play::Normal, &mut |_, _| true).is_none());
         assert!(solve(3, 3, Moves::moore(1), Play::Normal, &mut |_, _| false).is_none());
         assert!(Index::new(24, 200).is_none());
+    }
+}
+
+#[cfg(test)]
+mod calibrate {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn print_work() {
+        for (h, m, ks) in [(6usize, 6u32, 1..=7u32), (8, 8, 1..=7), (10, 10, 1..=5), (12, 12, 1..=3)] {
+            for k in ks {
+                for play in [Play::Normal, Play::Misere] {
+                    let t = std::time::Instant::now();
+                    let s = solve(h, m, Moves::moore(k), play, &mut |_, _| true).unwrap();
+                    println!("{h}x{m} k={k} {play:?}: N={} losses={} marks={} {:?}", s.index().len(), s.losses(), s.marks(), t.elapsed());
+                }
+            }
+        }
+        for k in 1..=3 { for c in 1..=5 {
+            let s = solve(6, 12, Moves::capped(k, c), Play::Normal, &mut |_, _| true).unwrap();
+            println!("cap 6x12 k={k} c={c}: N={} losses={} marks={}", s.index().len(), s.losses(), s.marks());
+        }}
     }
 }
