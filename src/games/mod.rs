@@ -7,4 +7,5 @@
 pub mod impartial;
 pub mod moore;
 pub mod nim;
+pub mod sylver;
 pub mod welter;
