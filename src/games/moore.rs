@@ -187,7 +187,19 @@ fn leave_sizes(
     }
     for s in from.max(lo)..v {
         added.push(s);
-        leave_sizes(p, groups, gi, moves, left - 1, lo, s, v, removed, added, out);
+        leave_sizes(
+            p,
+            groups,
+            gi,
+            moves,
+            left - 1,
+            lo,
+            s,
+            v,
+            removed,
+            added,
+            out,
+        );
         added.pop();
     }
 }
@@ -321,8 +333,7 @@ impl Index {
     /// `None` when `heaps` is 0 or over [`MAX_INDEX_HEAPS`], `counters` is 0 or over
     /// [`MAX_INDEX_COUNTERS`], or the number of positions is over `u32::MAX`.
     pub fn new(heaps: usize, counters: u32) -> Option<Index> {
-        if heaps == 0 || heaps > MAX_INDEX_HEAPS || counters == 0 || counters > MAX_INDEX_COUNTERS
-        {
+        if heaps == 0 || heaps > MAX_INDEX_HEAPS || counters == 0 || counters > MAX_INDEX_COUNTERS {
             return None;
         }
         let len = binomial(heaps as u64 + u64::from(counters), heaps as u64);
@@ -332,10 +343,17 @@ impl Index {
         let term = (0..heaps)
             .map(|i| {
                 let rest = (heaps - 1 - i) as u64;
-                (0..=u64::from(counters)).map(|a| binomial(rest + a, rest + 1)).collect()
+                (0..=u64::from(counters))
+                    .map(|a| binomial(rest + a, rest + 1))
+                    .collect()
             })
             .collect();
-        Some(Index { heaps, counters, term, len })
+        Some(Index {
+            heaps,
+            counters,
+            term,
+            len,
+        })
     }
 
     /// Number of positions indexed (the empty position included).
@@ -360,7 +378,10 @@ impl Index {
 
     /// Rank of a padded nonincreasing list of length `max_heaps` (no checks).
     fn rank_desc(&self, desc: &[u8]) -> u64 {
-        desc.iter().enumerate().map(|(i, &a)| self.term[i][a as usize]).sum()
+        desc.iter()
+            .enumerate()
+            .map(|(i, &a)| self.term[i][a as usize])
+            .sum()
     }
 
     /// Rank of the position `heaps` (any order, zeros ignored); `None` when it has more
@@ -381,7 +402,11 @@ impl Index {
     /// Every position in rank order, each in canonical (nondecreasing) form; the first is
     /// the empty position.
     pub fn positions(&self) -> Positions<'_> {
-        Positions { index: self, desc: vec![0u8; self.heaps], started: false }
+        Positions {
+            index: self,
+            desc: vec![0u8; self.heaps],
+            started: false,
+        }
     }
 }
 
@@ -417,7 +442,14 @@ impl Iterator for Positions<'_> {
         } else {
             self.started = true;
         }
-        Some(self.desc.iter().rev().filter(|&&a| a > 0).map(|&a| u32::from(a)).collect())
+        Some(
+            self.desc
+                .iter()
+                .rev()
+                .filter(|&&a| a > 0)
+                .map(|&a| u32::from(a))
+                .collect(),
+        )
     }
 }
 
@@ -618,7 +650,13 @@ mod tests {
             }
             let idx: Vec<usize> = (0..n).filter(|i| mask >> i & 1 == 1).collect();
             let mut q = p.to_vec();
-            fn rec(q: &mut Vec<u32>, p: &[u32], idx: &[usize], moves: Moves, out: &mut BTreeSet<Vec<u32>>) {
+            fn rec(
+                q: &mut Vec<u32>,
+                p: &[u32],
+                idx: &[usize],
+                moves: Moves,
+                out: &mut BTreeSet<Vec<u32>>,
+            ) {
                 match idx.split_first() {
                     None => {
                         out.insert(canonical(q));
@@ -643,12 +681,26 @@ mod tests {
 
     #[test]
     fn options_are_distinct_and_complete() {
-        for moves in [Moves::moore(1), Moves::moore(2), Moves::moore(3), Moves::capped(2, 2), Moves::capped(3, 1)] {
+        for moves in [
+            Moves::moore(1),
+            Moves::moore(2),
+            Moves::moore(3),
+            Moves::capped(2, 2),
+            Moves::capped(3, 1),
+        ] {
             for p in all_positions(4, 5) {
                 let got = options(&p, moves);
                 let set: BTreeSet<Vec<u32>> = got.iter().cloned().collect();
-                assert_eq!(set.len(), got.len(), "duplicate option from {p:?} under {moves:?}");
-                assert_eq!(set, brute_options(&p, moves), "options of {p:?} under {moves:?}");
+                assert_eq!(
+                    set.len(),
+                    got.len(),
+                    "duplicate option from {p:?} under {moves:?}"
+                );
+                assert_eq!(
+                    set,
+                    brute_options(&p, moves),
+                    "options of {p:?} under {moves:?}"
+                );
             }
         }
     }
@@ -692,7 +744,11 @@ mod tests {
         let mut plain = Plain::new(moves, play);
         for p in solved.index().positions() {
             let fast = solved.lost(&p).unwrap();
-            assert_eq!(fast, plain.lost(&p), "first difference at {p:?}, {moves:?}, {play:?}");
+            assert_eq!(
+                fast,
+                plain.lost(&p),
+                "first difference at {p:?}, {moves:?}, {play:?}"
+            );
         }
     }
 
@@ -735,8 +791,16 @@ mod tests {
             let normal = solve(6, 7, Moves::moore(k), Play::Normal, &mut |_, _| true).unwrap();
             let misere = solve(6, 7, Moves::moore(k), Play::Misere, &mut |_, _| true).unwrap();
             for p in normal.index().positions() {
-                assert_eq!(normal.lost(&p).unwrap(), column_rule_lost(&p, k), "normal, k={k}, {p:?}");
-                assert_eq!(misere.lost(&p).unwrap(), patched_rule_lost(&p, k), "misère, k={k}, {p:?}");
+                assert_eq!(
+                    normal.lost(&p).unwrap(),
+                    column_rule_lost(&p, k),
+                    "normal, k={k}, {p:?}"
+                );
+                assert_eq!(
+                    misere.lost(&p).unwrap(),
+                    patched_rule_lost(&p, k),
+                    "misère, k={k}, {p:?}"
+                );
             }
         }
     }
@@ -765,7 +829,11 @@ mod tests {
         for c in 1..=4 {
             let s = solve(4, 10, Moves::capped(1, c), Play::Normal, &mut |_, _| true).unwrap();
             for p in s.index().positions() {
-                assert_eq!(s.lost(&p).unwrap(), capped_rule_lost(&p, 1, c, Columns::Binary), "c={c}, {p:?}");
+                assert_eq!(
+                    s.lost(&p).unwrap(),
+                    capped_rule_lost(&p, 1, c, Columns::Binary),
+                    "c={c}, {p:?}"
+                );
             }
         }
     }
@@ -787,18 +855,36 @@ mod calibrate {
     #[test]
     #[ignore]
     fn print_work() {
-        for (h, m, ks) in [(6usize, 6u32, 1..=7u32), (8, 8, 1..=7), (10, 10, 1..=5), (12, 12, 1..=3)] {
+        for (h, m, ks) in [
+            (6usize, 6u32, 1..=7u32),
+            (8, 8, 1..=7),
+            (10, 10, 1..=5),
+            (12, 12, 1..=3),
+        ] {
             for k in ks {
                 for play in [Play::Normal, Play::Misere] {
                     let t = std::time::Instant::now();
                     let s = solve(h, m, Moves::moore(k), play, &mut |_, _| true).unwrap();
-                    println!("{h}x{m} k={k} {play:?}: N={} losses={} marks={} {:?}", s.index().len(), s.losses(), s.marks(), t.elapsed());
+                    println!(
+                        "{h}x{m} k={k} {play:?}: N={} losses={} marks={} {:?}",
+                        s.index().len(),
+                        s.losses(),
+                        s.marks(),
+                        t.elapsed()
+                    );
                 }
             }
         }
-        for k in 1..=3 { for c in 1..=5 {
-            let s = solve(6, 12, Moves::capped(k, c), Play::Normal, &mut |_, _| true).unwrap();
-            println!("cap 6x12 k={k} c={c}: N={} losses={} marks={}", s.index().len(), s.losses(), s.marks());
-        }}
+        for k in 1..=3 {
+            for c in 1..=5 {
+                let s = solve(6, 12, Moves::capped(k, c), Play::Normal, &mut |_, _| true).unwrap();
+                println!(
+                    "cap 6x12 k={k} c={c}: N={} losses={} marks={}",
+                    s.index().len(),
+                    s.losses(),
+                    s.marks()
+                );
+            }
+        }
     }
 }
