@@ -10,11 +10,12 @@
 //!
 //! # Figure data (for the shared figure kinds)
 //!
-//! * `bars` — [`OutcomesResult::wrong_bars`]: `{ "series": ["column rule", "patched
-//!   rule"], "groups": [ { "label": "k = 1", "values": [6, 0] }, … ] }`, one group per k
-//!   in increasing order, each value the number of census positions the rule gets wrong.
-//! * `table` — [`OutcomesResult::table`] and [`CappedResult::table`]: `{ "columns":
-//!   [...], "rows": [[...], …] }`, cells as strings.
+//! * `bars` — from a whole `moore.outcomes` result with `series:
+//!   [column_rule_wrong_by_k, patched_rule_wrong_by_k]`: each series an object
+//!   `{"1": 6, "2": 4, …}` keyed by k.
+//! * `table` — from `by_k` of `moore.outcomes` (an object of rows keyed by k; columns such
+//!   as `lost`, `column_rule.wrong`, `all_ones_lost`), or from `rows` of `moore.capped` (a
+//!   list of row objects with `k`, `cap`, the rules' counts and the residue classes).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -164,6 +165,8 @@ pub struct RuleCheck {
     pub wrong: u64,
     /// `right / positions`.
     pub share_right: Ratio,
+    /// `wrong / positions`.
+    pub share_wrong: Ratio,
     /// Wrong positions in which every heap holds one counter.
     pub wrong_all_ones: u64,
     /// Wrong positions with a heap of two or more counters.
@@ -206,33 +209,6 @@ pub struct KOutcomes {
     pub sweep_marks: u64,
 }
 
-/// Grouped-bar data (see the module docs).
-#[derive(Clone, Debug, Serialize)]
-pub struct Bars {
-    /// Series names, one per value in a group.
-    pub series: Vec<&'static str>,
-    /// Groups in order.
-    pub groups: Vec<BarGroup>,
-}
-
-/// One group of bars.
-#[derive(Clone, Debug, Serialize)]
-pub struct BarGroup {
-    /// The group's label.
-    pub label: String,
-    /// One value per series.
-    pub values: Vec<u64>,
-}
-
-/// Table data (see the module docs).
-#[derive(Clone, Debug, Serialize)]
-pub struct Table {
-    /// Column headings.
-    pub columns: Vec<String>,
-    /// Rows of cells, one cell per column.
-    pub rows: Vec<Vec<String>>,
-}
-
 /// The result of `moore.outcomes`, summary first.
 #[derive(Clone, Debug, Serialize)]
 pub struct OutcomesResult {
@@ -250,12 +226,12 @@ pub struct OutcomesResult {
     pub column_rule_wrong_by_k: BTreeMap<u32, u64>,
     /// Positions the patched rule gets wrong, per k.
     pub patched_rule_wrong_by_k: BTreeMap<u32, u64>,
+    /// Positions the column rule gets wrong, summed over every k.
+    pub column_rule_wrong_total: u64,
+    /// Positions the patched rule gets wrong, summed over every k.
+    pub patched_rule_wrong_total: u64,
     /// Plain and sweep differences summed over every k (0 when the plain check was off).
     pub solver_differences: u64,
-    /// Bars: wrong positions per k for the column rule and the patched rule.
-    pub wrong_bars: Bars,
-    /// Table: k, lost, column rule wrong, patched rule wrong, all-ones counts lost.
-    pub table: Table,
 }
 
 /// The positions of a census in sweep order, with flags for which to count.
@@ -319,6 +295,7 @@ impl RuleTally {
             right: self.right,
             wrong: self.wrong,
             share_right: share(self.right, positions),
+            share_wrong: share(self.wrong, positions),
             wrong_all_ones: self.all_ones,
             wrong_other: self.other,
             wrong_empty: self.empty,
@@ -359,11 +336,13 @@ fn sweep_cost(heaps: usize, counters: u32, k: u32, cap: Option<u32>) -> u64 {
 /// 8 for k = 1..4, where it is within a factor of three of the measured time.
 fn plain_cost(heaps: usize, counters: u32, k: u32, cap: Option<u32>) -> u64 {
     let n = binomial(heaps as u64 + u64::from(counters), heaps as u64);
-    let reach = u64::from(counters.min(cap.unwrap_or(counters))).div_ceil(2).max(1);
+    let reach = u64::from(counters.min(cap.unwrap_or(counters)))
+        .div_ceil(2)
+        .max(1);
     let mut per: u64 = 0;
     for j in 1..=(k as u64).min(heaps as u64) {
-        let term = binomial(heaps as u64, j).saturating_mul(reach.saturating_pow(j as u32))
-            >> (j - 1);
+        let term =
+            binomial(heaps as u64, j).saturating_mul(reach.saturating_pow(j as u32)) >> (j - 1);
         per = per.saturating_add(term.max(1));
     }
     n.saturating_mul(per).saturating_mul(600)
@@ -543,44 +522,8 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         .map(|(&k, o)| (k, o.patched_rule.wrong))
         .collect();
     let solver_differences = by_k.values().map(|o| o.plain.differ).sum();
-    let wrong_bars = Bars {
-        series: vec!["column rule", "patched rule"],
-        groups: by_k
-            .iter()
-            .map(|(&k, o)| BarGroup {
-                label: format!("k = {k}"),
-                values: vec![o.column_rule.wrong, o.patched_rule.wrong],
-            })
-            .collect(),
-    };
-    let table = Table {
-        columns: [
-            "k",
-            "lost",
-            "column rule wrong",
-            "patched rule wrong",
-            "all-ones counts lost",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect(),
-        rows: by_k
-            .iter()
-            .map(|(&k, o)| {
-                vec![
-                    k.to_string(),
-                    o.lost.to_string(),
-                    o.column_rule.wrong.to_string(),
-                    o.patched_rule.wrong.to_string(),
-                    o.all_ones_lost
-                        .iter()
-                        .map(|n| n.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                ]
-            })
-            .collect(),
-    };
+    let column_rule_wrong_total = column_rule_wrong_by_k.values().sum();
+    let patched_rule_wrong_total = patched_rule_wrong_by_k.values().sum();
     Ok(OutcomesResult {
         positions,
         all_ones,
@@ -589,9 +532,9 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         by_k,
         column_rule_wrong_by_k,
         patched_rule_wrong_by_k,
+        column_rule_wrong_total,
+        patched_rule_wrong_total,
         solver_differences,
-        wrong_bars,
-        table,
     })
 }
 
@@ -642,16 +585,41 @@ pub struct CapOutcome {
 pub struct CappedResult {
     /// Positions in the census (non-empty; the same for every k and cap).
     pub positions: u64,
-    /// Per k, then per cap (keys in increasing order).
-    pub by_k: BTreeMap<u32, BTreeMap<u32, CapOutcome>>,
+    /// Number of (k, cap) pairs run.
+    pub runs: u64,
+    /// Number of (k, cap) pairs at which the binary residue rule is wrong somewhere.
+    pub binary_rule_inexact: u64,
+    /// Number of (k, cap) pairs with a residue class holding both outcomes.
+    pub undecided: u64,
+    /// Plain and sweep differences summed over every (k, cap).
+    pub solver_differences: u64,
     /// Values of (k, cap) at which the binary residue rule is right on every position.
     pub binary_rule_exact: Vec<[u32; 2]>,
     /// Values of (k, cap) at which some residue class holds both outcomes.
     pub residues_undecided: Vec<[u32; 2]>,
-    /// Plain and sweep differences summed over every (k, cap).
-    pub solver_differences: u64,
-    /// Table: k, cap, binary rule right, base rule right, classes, mixed classes.
-    pub table: Table,
+    /// Per k, then per cap (keys in increasing order).
+    pub by_k: BTreeMap<u32, BTreeMap<u32, CapOutcome>>,
+    /// One row per (k, cap), k then cap increasing, for a table.
+    pub rows: Vec<CapRow>,
+}
+
+/// One (k, cap) of `moore.capped` as a flat row.
+#[derive(Clone, Debug, Serialize)]
+pub struct CapRow {
+    /// Heaps a move may touch.
+    pub k: u32,
+    /// Most counters taken from one heap.
+    pub cap: u32,
+    /// Positions lost for the player to move.
+    pub lost: u64,
+    /// Share of positions the binary residue rule gets right.
+    pub binary_rule_share: Ratio,
+    /// Share of positions the base-(k+1) residue rule gets right.
+    pub base_rule_share: Ratio,
+    /// Residue classes.
+    pub classes: u64,
+    /// Residue classes holding both outcomes.
+    pub mixed_classes: u64,
 }
 
 /// `moore.capped`: Moore's Nim_k with at most `cap` counters from each heap touched.
@@ -848,36 +816,30 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
                 residues_undecided.push([k, c]);
             }
             solver_differences += o.plain.differ;
-            rows.push(vec![
-                k.to_string(),
-                c.to_string(),
-                format!("{} of {}", o.binary_rule_right, positions),
-                format!("{} of {}", o.base_rule_right, positions),
-                o.classes.to_string(),
-                o.mixed_classes.to_string(),
-            ]);
+            rows.push(CapRow {
+                k,
+                cap: c,
+                lost: o.lost,
+                binary_rule_share: o.binary_rule_share,
+                base_rule_share: o.base_rule_share,
+                classes: o.classes,
+                mixed_classes: o.mixed_classes,
+            });
         }
     }
+    let runs = rows.len() as u64;
+    let binary_rule_inexact = runs - binary_rule_exact.len() as u64;
+    let undecided = residues_undecided.len() as u64;
     Ok(CappedResult {
         positions,
         by_k,
         binary_rule_exact,
         residues_undecided,
+        runs,
+        binary_rule_inexact,
+        undecided,
         solver_differences,
-        table: Table {
-            columns: [
-                "k",
-                "cap",
-                "binary rule right",
-                "base-(k+1) rule right",
-                "residue classes",
-                "mixed classes",
-            ]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-            rows,
-        },
+        rows,
     })
 }
 
@@ -1058,12 +1020,22 @@ mod calibrate {
             println!("{w}: {:.2e}", MooreOutcomes::cost(&p) as f64);
         }
         for k in 1..=4 {
-            let p: OutcomesParams = crate::yaml::from_str(&format!("{{max_heaps: 8, max_counters: 8, k: {k}, play: misere, plain: true}}")).unwrap();
+            let p: OutcomesParams = crate::yaml::from_str(&format!(
+                "{{max_heaps: 8, max_counters: 8, k: {k}, play: misere, plain: true}}"
+            ))
+            .unwrap();
             let t = std::time::Instant::now();
             run_outcomes(&p, &Ctx::new()).unwrap();
-            println!("8x8 plain k={k}: cost {:.2e}, {:?}", MooreOutcomes::cost(&p) as f64, t.elapsed());
+            println!(
+                "8x8 plain k={k}: cost {:.2e}, {:?}",
+                MooreOutcomes::cost(&p) as f64,
+                t.elapsed()
+            );
         }
-        let p: CappedParams = crate::yaml::from_str("{max_heaps: 6, max_counters: 12, k: [1,2,3], cap: [1,2,3,4,5], play: normal}").unwrap();
+        let p: CappedParams = crate::yaml::from_str(
+            "{max_heaps: 6, max_counters: 12, k: [1,2,3], cap: [1,2,3,4,5], play: normal}",
+        )
+        .unwrap();
         println!("capped: {:.2e}", MooreCapped::cost(&p) as f64);
     }
 }
