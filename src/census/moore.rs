@@ -554,6 +554,10 @@ pub struct Witness {
 pub struct CapOutcome {
     /// Positions lost for the player to move.
     pub lost: u64,
+    /// Positions won for the player to move.
+    pub won: u64,
+    /// Share of positions a constant guess of "won" gets right (the base rate).
+    pub always_won_share: Ratio,
     /// The residue rule with binary columns summed modulo k + 1: positions right.
     pub binary_rule_right: u64,
     /// The same, positions wrong.
@@ -591,6 +595,9 @@ pub struct CappedResult {
     pub binary_rule_inexact: u64,
     /// Number of (k, cap) pairs with a residue class holding both outcomes.
     pub undecided: u64,
+    /// Number of (k, cap) pairs at which the binary residue rule is right less often than
+    /// a constant guess of "won".
+    pub binary_rule_below_guess: u64,
     /// Plain and sweep differences summed over every (k, cap).
     pub solver_differences: u64,
     /// Values of (k, cap) at which the binary residue rule is right on every position.
@@ -612,6 +619,8 @@ pub struct CapRow {
     pub cap: u32,
     /// Positions lost for the player to move.
     pub lost: u64,
+    /// Share of positions a constant guess of "won" gets right.
+    pub always_won_share: Ratio,
     /// Share of positions the binary residue rule gets right.
     pub binary_rule_share: Ratio,
     /// Share of positions the base-(k+1) residue rule gets right.
@@ -786,6 +795,8 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
                 c,
                 CapOutcome {
                     lost,
+                    won: positions - lost,
+                    always_won_share: share(positions - lost, positions),
                     binary_rule_right: bin_right,
                     binary_rule_wrong: positions - bin_right,
                     binary_rule_share: share(bin_right, positions),
@@ -807,8 +818,10 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
     let mut residues_undecided = Vec::new();
     let mut rows = Vec::new();
     let mut solver_differences = 0;
+    let mut binary_rule_below_guess = 0;
     for (&k, per) in &by_k {
         for (&c, o) in per {
+            binary_rule_below_guess += u64::from(o.binary_rule_right < o.won);
             if o.binary_rule_wrong == 0 {
                 binary_rule_exact.push([k, c]);
             }
@@ -820,6 +833,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
                 k,
                 cap: c,
                 lost: o.lost,
+                always_won_share: o.always_won_share,
                 binary_rule_share: o.binary_rule_share,
                 base_rule_share: o.base_rule_share,
                 classes: o.classes,
@@ -838,6 +852,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
         runs,
         binary_rule_inexact,
         undecided,
+        binary_rule_below_guess,
         solver_differences,
         rows,
     })
