@@ -226,6 +226,8 @@ pub struct OutcomesResult {
     pub column_rule_wrong_by_k: BTreeMap<u32, u64>,
     /// Positions the patched rule gets wrong, per k.
     pub patched_rule_wrong_by_k: BTreeMap<u32, u64>,
+    /// Positions the column rule gets wrong, one entry per k in increasing order of k.
+    pub column_rule_wrong_list: Vec<u64>,
     /// Positions the column rule gets wrong, summed over every k.
     pub column_rule_wrong_total: u64,
     /// Positions the patched rule gets wrong, summed over every k.
@@ -523,6 +525,7 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         .collect();
     let solver_differences = by_k.values().map(|o| o.plain.differ).sum();
     let column_rule_wrong_total = column_rule_wrong_by_k.values().sum();
+    let column_rule_wrong_list = column_rule_wrong_by_k.values().copied().collect();
     let patched_rule_wrong_total = patched_rule_wrong_by_k.values().sum();
     Ok(OutcomesResult {
         positions,
@@ -532,6 +535,7 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         by_k,
         column_rule_wrong_by_k,
         patched_rule_wrong_by_k,
+        column_rule_wrong_list,
         column_rule_wrong_total,
         patched_rule_wrong_total,
         solver_differences,
