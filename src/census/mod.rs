@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 // One module per game; each adds its line here and its entries to REGISTRY.
+pub mod moore;
 pub mod sylver;
 pub mod welter_matchings;
 
@@ -330,6 +331,8 @@ impl<C: Census> DynCensus for Entry<C> {
 
 /// Every census an essay can call, in the order `countersign list` shows them.
 pub static REGISTRY: &[&dyn DynCensus] = &[
+    &Entry::<moore::MooreOutcomes>::new(),
+    &Entry::<moore::MooreCapped>::new(),
     &Entry::<sylver::SylverCensus>::new(),
     &Entry::<sylver::SylverPosition>::new(),
     &Entry::<welter_matchings::WelterMatchings>::new(),
