@@ -7,3 +7,4 @@
 pub mod impartial;
 pub mod nim;
 pub mod welter;
+pub mod held_pass;
