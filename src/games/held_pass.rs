@@ -168,15 +168,15 @@ pub fn partner_bound(x: u64, y: u64) -> u64 {
     x.saturating_add(y).saturating_add(1)
 }
 
-/// "No partner within the table's bound" in a [`PartnerTable`].
-pub const NONE: u32 = u32::MAX;
+/// "No partner within the table's bound" in a [`PartnerTable`]'s storage.
+const NONE16: u16 = u16::MAX;
 
-/// The largest bound a [`PartnerTable`] accepts (its memory is 4·(n+1)² bytes).
+/// The largest bound a [`PartnerTable`] accepts (its memory is 2·(n+1)² bytes).
 pub const TABLE_MAX_HEAP: u32 = 4000;
 
 /// The full table: every triple 0 ≤ a ≤ b ≤ c ≤ n settled in turn, the source essay's
 /// method. Holds the partner of every pair (x, y) with x, y ≤ n when that partner is at
-/// most n ([`NONE`] otherwise).
+/// most n.
 ///
 /// Order: c outermost, then b, then a, each increasing. Reducing one heap of a sorted
 /// triple gives a triple that sorts componentwise below it, hence earlier in this order,
@@ -184,15 +184,20 @@ pub const TABLE_MAX_HEAP: u32 = 4000;
 /// board or its nim-sum is non-zero (else the pass wins), and no heap move reaches a loss;
 /// since each pair has at most one lost partner, "some move of heap a reaches a loss" is
 /// the single lookup "the partner of (b, c) is already known and below a", and likewise
-/// for b and c: three lookups per triple. Once (a, b, c) is lost, the rest of the row
-/// (a' > a) is settled by the one lookup P(b, c) = a < a' and skipped.
+/// for b and c: three lookups per triple. Within a row (b, c) the partner of (b, c) is
+/// unknown until the row's loss is found (a partner below b is found in this row, one of
+/// b or more later), and a partner of (a, b) or (a, c) known before the row is below c or
+/// below b respectively, so "known" is all the two other lookups need to say. They are
+/// kept as one bit set per heap (bit a of set x: the partner of (a, x) is known), and a
+/// row is settled 64 values of a at a time by one OR of two words, up to its first loss;
+/// the rest of the row is settled by the one lookup P(b, c) = a < a'.
 ///
 /// Cost: C(n + 3, 3) ≈ n³/6 triples (223,045,351 for n = 1100), each O(1);
-/// memory 4·(n+1)² bytes. Independent of [`Slices`] and of the recursion: no shared memo
+/// memory 2.125·(n+1)² bytes. Independent of [`Slices`] and of the recursion: no shared memo
 /// or move generator.
 pub struct PartnerTable {
     n: u32,
-    p: Vec<u32>,
+    p: Vec<u16>,
     triples: u64,
 }
 
@@ -203,7 +208,10 @@ impl PartnerTable {
     pub fn build(n: u32, mut keep_going: impl FnMut(u64) -> bool) -> Option<PartnerTable> {
         let n = n.min(TABLE_MAX_HEAP);
         let w = n as usize + 1;
-        let mut p = vec![NONE; w * w];
+        let words = w.div_ceil(64);
+        let mut p = vec![NONE16; w * w];
+        // known[x] bit a: the partner of (a, x) is already known.
+        let mut known = vec![0u64; w * words];
         let mut triples = 0u64;
         for c in 0..w {
             if !keep_going(triples) {
@@ -211,28 +219,31 @@ impl PartnerTable {
             }
             for b in 0..=c {
                 triples += b as u64 + 1;
-                let pbc = p[b * w + c];
-                let row_end = (pbc as usize).min(b);
-                // Only a ≤ min(b, P(b, c)) can be lost: beyond it P(b, c) < a.
-                for a in 0..=row_end {
-                    let (a32, b32, c32) = (a as u32, b as u32, c as u32);
-                    if a32 ^ b32 ^ c32 == 0 && c != 0 {
-                        continue; // the pass wins
+                // a = b ⊕ c has nim-sum 0: the pass wins there (unless all are empty).
+                let zero_sum = if c == 0 { usize::MAX } else { b ^ c };
+                let mut found = None;
+                for wi in 0..=b / 64 {
+                    // Bit a: P(a, b) unknown (a move of heap c reaches no loss) and
+                    // P(a, c) unknown (a move of heap b reaches no loss).
+                    let mut free = !(known[b * words + wi] | known[c * words + wi]);
+                    if wi == b / 64 && b % 64 != 63 {
+                        free &= (1u64 << (b % 64 + 1)) - 1;
                     }
-                    if p[b * w + a] < c32 || p[c * w + a] < b32 {
-                        continue; // a move of heap c or heap b reaches a loss
+                    if zero_sum / 64 == wi {
+                        free &= !(1u64 << (zero_sum % 64));
                     }
-                    if pbc < a32 {
-                        continue; // a move of heap a reaches a loss (never, by row_end)
+                    if free != 0 {
+                        found = Some(wi * 64 + free.trailing_zeros() as usize);
+                        break;
                     }
-                    // (a, b, c) is lost.
-                    p[a * w + b] = c32;
-                    p[b * w + a] = c32;
-                    p[a * w + c] = b32;
-                    p[c * w + a] = b32;
-                    p[b * w + c] = a32;
-                    p[c * w + b] = a32;
-                    break;
+                }
+                if let Some(a) = found {
+                    for (x, y, z) in [(a, b, c), (a, c, b), (b, c, a)] {
+                        p[x * w + y] = z as u16;
+                        p[y * w + x] = z as u16;
+                        known[x * words + y / 64] |= 1u64 << (y % 64);
+                        known[y * words + x / 64] |= 1u64 << (x % 64);
+                    }
                 }
             }
         }
@@ -256,7 +267,7 @@ impl PartnerTable {
         }
         let w = self.n as usize + 1;
         let v = self.p[x as usize * w + y as usize];
-        (v != NONE).then_some(v)
+        (v != NONE16).then_some(v as u32)
     }
 
     /// True when (x, y, z), all at most n, is lost.
@@ -303,62 +314,93 @@ pub const SLICES_MAX_HEAP: u32 = 4_000_000;
 /// Algorithm, per slice a: a bit set R of the row's used partners {P(a, b') : b' < b}
 /// (started with the entries P(b', a), b' < a, from lower slices) with a pointer to its
 /// least missing value, which only grows; for each b the column values P(a', b), a' < a,
-/// and a ⊕ b are stamped with b in a scratch array, and the mex is found by walking the
-/// values missing from R upwards from the pointer, skipping stamped ones: at most a + 2
-/// steps, each a word operation. Time O(a) per entry, O(N·A²) in all; memory
-/// 4·(A+1)·(N+1) bytes for the partners (column-major, so one column is contiguous) plus
-/// O(N) for R and the stamps. Independent of [`PartnerTable`] and the recursion.
+/// and a ⊕ b are stamped in a scratch array with a tag unique to (a, b), and the mex is
+/// found by walking the values missing from R upwards from the pointer, skipping stamped
+/// ones: at most a + 2 steps, each a word operation. Time O(a) per entry, O(N·A²) in all.
+/// Memory 4·(A+1)·(N+1) bytes for the partners, (A+1)·(N+A+2)/8 bytes for the sets R and
+/// 4·(N+A) bytes of stamps per thread: O(N·A).
+///
+/// Order of work: the middle heaps are cut into blocks of [`SLICE_BLOCK`], stored column
+/// by column (the values P(a', b), a' ≤ A, of one b are contiguous, so the column set of
+/// an entry is one short contiguous read), and the slices into as many contiguous groups
+/// of about equal cost (a + 2 per entry) as rayon has threads. Group j works on block
+/// t − j at step t, column by column and within a column slice by slice; it reads only
+/// what the groups below it finished on that block at earlier steps and its own earlier
+/// columns, so the groups run in parallel and every value is the one the sequential order
+/// gives (tested with several block sizes and group counts). Independent of
+/// [`PartnerTable`] and the recursion.
+///
+/// A bound used in sizing: every offset P(a, b) − b lies in [−a − 1, a + 1], since
+/// P(a, b) ≤ a + b + 1 and, when c = P(a, b) < b, b = P(a, c) ≤ a + c + 1.
 pub struct Slices {
     a_max: u32,
     n: u32,
-    /// cols[b * (a_max + 1) + a] = P(a, b), for a ≤ a_max, b ≤ n.
-    cols: Vec<u32>,
+    /// a_max + 1, the length of a stored column.
+    h: usize,
+    /// Middle heaps per block ([`SLICE_BLOCK`] outside tests).
+    bsize: usize,
+    /// blocks[k][(b − k·bsize) * h + a] = P(a, b): one column (fixed b) is contiguous.
+    blocks: Vec<Vec<u32>>,
 }
 
-impl Slices {
-    /// Compute slices 0..=`a_max` for middle heaps up to `n`. `a_max` ≤ [`SLICES_MAX`],
-    /// `n` ≤ [`SLICES_MAX_HEAP`] and `a_max` ≤ `n` (clamped otherwise). `keep_going` is
-    /// called before each slice with the slice number; returning false stops early and
-    /// yields `None`.
-    pub fn compute(a_max: u32, n: u32, mut keep_going: impl FnMut(u32) -> bool) -> Option<Slices> {
-        let n = n.min(SLICES_MAX_HEAP);
-        let a_max = a_max.min(SLICES_MAX).min(n);
-        let h = a_max as usize + 1;
-        let nn = n as usize + 1;
-        let mut cols = vec![0u32; h * nn];
-        // Values reach at most a + b + 1 ≤ a_max + n + 1.
-        let vmax = a_max as usize + nn + 2;
-        let words = vmax / 64 + 2;
-        let mut row = vec![0u64; words];
-        let mut stamp = vec![0u32; vmax + 64];
-        let mut tag = 0u32; // distinct for every (a, b): at most 1001 · 4,000,001 < 2^32
-        for a in 0..h {
-            if !keep_going(a as u32) {
-                return None;
-            }
-            row.iter_mut().for_each(|w| *w = 0);
-            for bp in 0..a {
-                let v = cols[a * h + bp] as usize; // P(bp, a)
-                row[v / 64] |= 1u64 << (v % 64);
-            }
-            let mut ptr = 0usize;
-            while row[ptr / 64] >> (ptr % 64) & 1 == 1 {
-                ptr += 1;
-            }
-            let a32 = a as u32;
-            for b in a..nn {
-                tag += 1;
-                let col = &cols[b * h..b * h + a];
-                for &v in col {
-                    stamp[v as usize] = tag;
+/// Middle heaps per block in [`Slices`] (more than [`SLICES_MAX`], so block 0 holds every
+/// entry b < a that a slice's start needs).
+pub const SLICE_BLOCK: usize = 1 << 12;
+
+/// One slice's running state: its set R of used partners and the least value missing
+/// from R.
+struct RowState {
+    row: Vec<u64>,
+    ptr: usize,
+}
+
+/// One group of slices (lo..hi) and their running states.
+struct Group {
+    lo: usize,
+    hi: usize,
+    rows: Vec<RowState>,
+    /// stamp[v] == tag: v is in the current entry's column set. One tag per entry, at
+    /// most 1001 · 4,000,001 < 2³² of them.
+    stamp: Vec<u32>,
+    tag: u32,
+}
+
+impl Group {
+    /// Compute slices lo..hi on block k. `block` holds the block's columns, column by
+    /// column: block[(b − k·bs) * h + a] = P(a, b).
+    fn run_block(&mut self, k: usize, block: &mut [u32], nn: usize, bs: usize, h: usize) {
+        let b0 = k * bs;
+        let b1 = (b0 + bs).min(nn);
+        for b in b0..b1 {
+            let off = b - b0;
+            for a in self.lo..self.hi.min(b + 1) {
+                let st = &mut self.rows[a - self.lo];
+                if b == a {
+                    // Slice a starts: its entries b' < a are P(b', a), found in this column
+                    // (block 0, as a < bs); copy them into their own columns too.
+                    for bp in 0..a {
+                        let v = block[off * h + bp];
+                        block[bp * h + a] = v;
+                        st.row[v as usize / 64] |= 1u64 << (v % 64);
+                    }
+                    while st.row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
+                        st.ptr += 1;
+                    }
                 }
-                if !(a == 0 && b == 0) {
-                    stamp[(a32 ^ b as u32) as usize] = tag;
+                let (lower, rest) = block[off * h..off * h + h].split_at_mut(a);
+                self.tag += 1;
+                let tag = self.tag;
+                for &v in lower.iter() {
+                    self.stamp[v as usize] = tag;
                 }
-                // Walk values missing from the row, from ptr, skipping stamped ones.
-                let mut z = ptr;
+                // a ⊕ b is excluded unless the board is empty (a = b = 0).
+                if b != 0 {
+                    self.stamp[a ^ b] = tag;
+                }
+                let row = &mut st.row;
+                let mut z = st.ptr;
                 loop {
-                    // next zero bit of row at or after z
+                    // The next value at or after z missing from the row.
                     let mut wi = z / 64;
                     let mut word = !row[wi] & (!0u64 << (z % 64));
                     while word == 0 {
@@ -366,27 +408,95 @@ impl Slices {
                         word = !row[wi];
                     }
                     z = wi * 64 + word.trailing_zeros() as usize;
-                    if stamp[z] == tag {
+                    if self.stamp[z] == tag {
                         z += 1;
                     } else {
                         break;
                     }
                 }
-                cols[b * h + a] = z as u32;
+                rest[0] = z as u32;
                 row[z / 64] |= 1u64 << (z % 64);
-                while row[ptr / 64] >> (ptr % 64) & 1 == 1 {
-                    ptr += 1;
+                while row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
+                    st.ptr += 1;
                 }
             }
-            // Entries b < a of slice a: P(a, b) = P(b, a), entry a of slice b.
-            for b in 0..a.min(nn) {
-                cols[b * h + a] = cols[a * h + b];
-            }
         }
-        Some(Slices { a_max, n, cols })
+    }
+}
+
+impl Slices {
+    /// Compute slices 0..=`a_max` for middle heaps up to `n`. `a_max` ≤ [`SLICES_MAX`],
+    /// `n` ≤ [`SLICES_MAX_HEAP`] and `a_max` ≤ `n` (clamped otherwise). Runs on the
+    /// current rayon pool. `keep_going(done, total)` is called before each of the
+    /// pipeline's steps; returning false stops early and yields `None`.
+    pub fn compute(a_max: u32, n: u32, keep_going: impl FnMut(u64, u64) -> bool) -> Option<Slices> {
+        Slices::compute_in(a_max, n, SLICE_BLOCK, rayon::current_num_threads(), keep_going)
     }
 
-    /// The number of slices minus one: slices are 0..=a_max.
+    /// [`Slices::compute`] with `bsize` middle heaps per block (raised to more than
+    /// `a_max`) and `threads` groups of slices; for tests of the pipeline.
+    fn compute_in(
+        a_max: u32,
+        n: u32,
+        bsize: usize,
+        threads: usize,
+        mut keep_going: impl FnMut(u64, u64) -> bool,
+    ) -> Option<Slices> {
+        use rayon::prelude::*;
+        let n = n.min(SLICES_MAX_HEAP);
+        let a_max = a_max.min(SLICES_MAX).min(n);
+        let h = a_max as usize + 1;
+        let bsize = bsize.max(h + 1);
+        let bs = bsize;
+        let nn = n as usize + 1;
+        let nb = nn.div_ceil(bs);
+        // Values reach at most a + b + 1 ≤ a_max + n + 1.
+        let vmax = h + nn + 1;
+        let words = vmax / 64 + 2;
+        // Groups of slices of about equal cost.
+        let threads = threads.clamp(1, h);
+        let total_cost: usize = (0..h).map(|a| a + 2).sum();
+        let mut groups: Vec<Group> = Vec::new();
+        let mut lo = 0usize;
+        let mut acc = 0usize;
+        for a in 0..h {
+            acc += a + 2;
+            let want = total_cost * (groups.len() + 1) / threads;
+            if acc >= want || a + 1 == h {
+                groups.push(Group {
+                    lo,
+                    hi: a + 1,
+                    rows: (lo..=a).map(|_| RowState { row: vec![0u64; words], ptr: 0 }).collect(),
+                    stamp: vec![0u32; vmax + 64],
+                    tag: 0,
+                });
+                lo = a + 1;
+            }
+        }
+        let g = groups.len();
+        let mut blocks: Vec<Vec<u32>> = (0..nb).map(|_| vec![0u32; h * bs]).collect();
+        let steps = nb + g - 1;
+        for t in 0..steps {
+            if !keep_going(t as u64, steps as u64) {
+                return None;
+            }
+            // Group j works on block k = t − j: blocks lo_k..=hi_k pair with groups
+            // t − hi_k..=t − lo_k in reverse order; distinct blocks, so disjoint borrows.
+            let lo_k = (t + 1).saturating_sub(g);
+            let hi_k = t.min(nb - 1);
+            let blk = &mut blocks[lo_k..=hi_k];
+            let grp = &mut groups[t - hi_k..=t - lo_k];
+            let work: Vec<(&mut Group, usize, &mut Vec<u32>)> = grp
+                .iter_mut()
+                .zip(blk.iter_mut().enumerate().rev())
+                .map(|(gr, (off, block))| (gr, lo_k + off, block))
+                .collect();
+            work.into_par_iter().for_each(|(gr, k, block)| gr.run_block(k, block, nn, bsize, h));
+        }
+        Some(Slices { a_max, n, h, bsize, blocks })
+    }
+
+    /// The largest smallest heap A: slices are 0..=A.
     pub fn a_max(&self) -> u32 {
         self.a_max
     }
@@ -399,14 +509,15 @@ impl Slices {
     /// P(a, b) for a ≤ a_max and b ≤ N (either order of the pair when both fit).
     /// `None` outside the computed range.
     pub fn partner(&self, x: u32, y: u32) -> Option<u32> {
-        let h = self.a_max as usize + 1;
-        if x <= self.a_max && y <= self.n {
-            Some(self.cols[y as usize * h + x as usize])
+        let (a, b) = if x <= self.a_max && y <= self.n {
+            (x, y)
         } else if y <= self.a_max && x <= self.n {
-            Some(self.cols[x as usize * h + y as usize])
+            (y, x)
         } else {
-            None
-        }
+            return None;
+        };
+        let b = b as usize;
+        Some(self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize])
     }
 
     /// The offsets c − b, c = P(a, b), for b = a..=N, in order of b. Empty when a > a_max.
@@ -414,10 +525,12 @@ impl Slices {
         if a > self.a_max {
             return Vec::new();
         }
-        let h = self.a_max as usize + 1;
-        (a as usize..=self.n as usize)
-            .map(|b| self.cols[b * h + a as usize] as i64 - b as i64)
-            .collect()
+        let mut out = Vec::with_capacity((self.n - a) as usize + 1);
+        for b in a as usize..=self.n as usize {
+            let c = self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize];
+            out.push(c as i64 - b as i64);
+        }
+        out
     }
 }
 
@@ -584,7 +697,7 @@ mod tests {
     fn slices_match_table_on_every_triple_to_300() {
         let n = 300u32;
         let t = PartnerTable::build(n, |_| true).unwrap();
-        let s = Slices::compute(n, n, |_| true).unwrap();
+        let s = Slices::compute(n, n, |_, _| true).unwrap();
         for x in 0..=n {
             for y in x..=n {
                 let sp = s.partner(x, y).unwrap();
@@ -600,7 +713,7 @@ mod tests {
 
     #[test]
     fn slices_match_recursion_on_small_pairs() {
-        let s = Slices::compute(6, 10, |_| true).unwrap();
+        let s = Slices::compute(6, 10, |_, _| true).unwrap();
         let mut r = Recursion::new();
         for a in 0..=6u32 {
             for b in a..=10u32 {
@@ -612,8 +725,23 @@ mod tests {
     }
 
     #[test]
+    fn pipelined_blocks_and_groups_change_nothing() {
+        // Blocks of 32 heaps and 1 to 5 groups against one block and one group.
+        let (a, n) = (12u32, 3000u32);
+        let one = Slices::compute_in(a, n, 1 << 20, 1, |_, _| true).unwrap();
+        for groups in 1..=5 {
+            let s = Slices::compute_in(a, n, 32, groups, |_, _| true).unwrap();
+            for x in 0..=a {
+                for y in 0..=n {
+                    assert_eq!(s.partner(x, y), one.partner(x, y), "{groups} groups, pair ({x}, {y})");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn slice_zero_is_the_two_heap_rule() {
-        let s = Slices::compute(0, 200, |_| true).unwrap();
+        let s = Slices::compute(0, 200, |_, _| true).unwrap();
         for b in 0..=200u32 {
             assert_eq!(s.partner(0, b).unwrap() as u64, two_heap_mate(b as u64), "b = {b}");
         }
