@@ -6,5 +6,6 @@
 
 pub mod impartial;
 pub mod nim;
+pub mod sylver;
 pub mod welter;
 pub mod held_pass;
