@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 // One module per game; each adds its line here and its entries to REGISTRY.
 pub mod sylver;
+pub mod held_pass;
 
 /// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
 /// census result. Serialized as `{"num": n, "den": d}`; the checker recognises exactly that
@@ -331,6 +332,10 @@ impl<C: Census> DynCensus for Entry<C> {
 pub static REGISTRY: &[&dyn DynCensus] = &[
     &Entry::<sylver::SylverCensus>::new(),
     &Entry::<sylver::SylverPosition>::new(),
+    &Entry::<held_pass::HeldPassHeaps>::new(),
+    &Entry::<held_pass::HeldPassLosses>::new(),
+    &Entry::<held_pass::HeldPassTable>::new(),
+    &Entry::<held_pass::HeldPassSlices>::new(),
 ];
 
 /// The census named `name`, if registered.
