@@ -12,6 +12,7 @@
 //! [`KINDS`]. Extend an existing kind rather than write a second one that does the same.
 
 pub mod grid;
+pub mod lines;
 pub mod palette;
 
 use serde::de::DeserializeOwned;
@@ -61,7 +62,7 @@ pub struct Meta<'a> {
 pub type DrawFn = fn(&Value, &Map<String, Value>, &Meta) -> Result<Drawn, FigureError>;
 
 /// Every figure kind, by the name a block's `plot:` gives.
-pub static KINDS: &[(&str, DrawFn)] = &[("grid", grid::draw)];
+pub static KINDS: &[(&str, DrawFn)] = &[("grid", grid::draw), ("lines", lines::draw)];
 
 /// The drawing function for `kind`.
 pub fn lookup(kind: &str) -> Option<DrawFn> {
