@@ -598,6 +598,17 @@ pub struct SlicesResult {
     pub largest_period: Option<u64>,
     /// Distinct accepted periods (`period`), increasing.
     pub periods: Vec<u64>,
+    /// `period.period` of slices 1..=A in order (index 0 is slice 1), null where none.
+    pub period_list: Vec<Option<u64>>,
+    /// `period.start` of slices 1..=A in order, null where none.
+    pub start_list: Vec<Option<u64>>,
+    /// `longest.period` of slices 1..=A in order, null where none.
+    pub longest_list: Vec<Option<u64>>,
+    /// `longest.start` of slices 1..=A in order, null where none.
+    pub longest_start_list: Vec<Option<u64>>,
+    /// For each a, the least and greatest `period.start` over the settled slices among
+    /// 1..=a (null while none is settled), e.g. `start_span.9 = [3, 22]`.
+    pub start_span: BTreeMap<u32, Option<[u64; 2]>>,
     /// Per slice, keyed by a.
     pub per_slice: BTreeMap<u32, SliceResult>,
     /// Rows for the `table` figure, one per slice.
@@ -765,7 +776,27 @@ impl Census for HeldPassSlices {
             })
             .collect();
         let range = (n - p.slices + 1) as u64;
+        let list = |f: &dyn Fn(&SliceResult) -> Option<u64>| -> Vec<Option<u64>> { per_slice.values().map(f).collect() };
+        let period_list = list(&|r| r.period.map(|q| q.period));
+        let start_list = list(&|r| r.period.map(|q| q.start));
+        let longest_list = list(&|r| r.longest.map(|q| q.period));
+        let longest_start_list = list(&|r| r.longest.map(|q| q.start));
+        let mut span: Option<[u64; 2]> = None;
+        let start_span = per_slice
+            .iter()
+            .map(|(&a, r)| {
+                if let Some(q) = r.period {
+                    span = Some(span.map_or([q.start, q.start], |[lo, hi]| [lo.min(q.start), hi.max(q.start)]));
+                }
+                (a, span)
+            })
+            .collect();
         Ok(SlicesResult {
+            period_list,
+            start_list,
+            longest_list,
+            longest_start_list,
+            start_span,
             slices: p.slices,
             max_heap: n,
             max_period_searched: (range / 3).min(maxp as u64),
@@ -823,6 +854,8 @@ mod tests {
         assert_eq!(two.block, Some(vec![3, 1, -1, -3]));
         assert_eq!(r.plot[0].points[0], [2, 0]);
         assert_eq!(r.table.len(), 4);
+        assert_eq!(r.period_list, vec![Some(1), Some(4), Some(4), Some(8)]);
+        assert_eq!(r.start_span[&4], Some([3, 10]));
     }
 
     #[test]
