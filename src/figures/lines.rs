@@ -9,7 +9,9 @@
 //! - `join`: join each series' points with a line (default true);
 //! - `dots`: draw a dot at each point (default: when a series has at most 400 points);
 //! - `series`: which series to draw, by name, in that order (default: all, in order);
-//! - `zero_line`: draw a faint horizontal line at y = 0 (default true).
+//! - `zero_line`: draw a faint horizontal line at y = 0 (default true);
+//! - `stack`: draw series i shifted up by i·`stack`, each with its own zero line, and no
+//!   y-axis numbers (for series whose values overlap; default none).
 //!
 //! Example: the offsets c − b of the held-pass partner function against the middle heap b,
 //! one series per smallest heap.
@@ -35,6 +37,8 @@ struct Options {
     series: Option<Vec<String>>,
     #[serde(default = "yes")]
     zero_line: bool,
+    #[serde(default)]
+    stack: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -104,6 +108,20 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         }
         all = picked;
     }
+    if let Some(step) = o.stack {
+        if !(step.is_finite() && step > 0.0) {
+            return Err(FigureError {
+                message: format!("stack is {step}"),
+                key: Some("stack".into()),
+                hint: "stack is the vertical distance between series, a positive number".into(),
+            });
+        }
+        for (i, (_, pts)) in all.iter_mut().enumerate() {
+            for p in pts.iter_mut() {
+                p.1 += i as f64 * step;
+            }
+        }
+    }
     if all.is_empty() || all.iter().all(|(_, p)| p.is_empty()) {
         return Err(FigureError::data("there are no points to draw", SHAPE_HINT));
     }
@@ -124,9 +142,18 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         y0 = y0.min(*y);
         y1 = y1.max(*y);
     }
-    if o.zero_line {
-        y0 = y0.min(0.0);
-        y1 = y1.max(0.0);
+    let baselines: Vec<f64> = match o.stack {
+        Some(step) if o.zero_line => (0..all.len()).map(|i| i as f64 * step).collect(),
+        None if o.zero_line => vec![0.0],
+        _ => Vec::new(),
+    };
+    for &z in &baselines {
+        y0 = y0.min(z);
+        y1 = y1.max(z);
+    }
+    if let Some(step) = o.stack {
+        // Room above the top band for the legend.
+        y1 += 1.5 * step;
     }
     let pad = |lo: f64, hi: f64| {
         let d = if hi > lo { (hi - lo) * 0.04 } else { 1.0 };
@@ -136,6 +163,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     let (y0, y1) = pad(y0, y1);
     let max_len = all.iter().map(|(_, p)| p.len()).max().unwrap_or(0);
     let dots = o.dots.unwrap_or(max_len <= 400);
+    let stacked = o.stack.is_some();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (760, 420)).into_drawing_area();
@@ -146,6 +174,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(draw_err)?;
         let label_style = ("sans-serif", 12).into_font().color(&palette::INK);
+        let y_fmt = |y: &f64| if stacked { String::new() } else { format!("{}", y.round() as i64) };
         let mut mesh = chart.configure_mesh();
         mesh.disable_mesh()
             .axis_style(palette::INK)
@@ -153,7 +182,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             .x_labels(10)
             .y_labels(8)
             .x_label_formatter(&|x| format!("{}", x.round() as i64))
-            .y_label_formatter(&|y| format!("{}", y.round() as i64));
+            .y_label_formatter(&y_fmt);
         if let Some(l) = &o.x_label {
             mesh.x_desc(l.as_str());
         }
@@ -161,9 +190,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             mesh.y_desc(l.as_str());
         }
         mesh.axis_desc_style(label_style.clone()).draw().map_err(draw_err)?;
-        if o.zero_line {
+        for &z in &baselines {
             chart
-                .draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], palette::FAINT.stroke_width(1)))
+                .draw_series(LineSeries::new([(x0, z), (x1, z)], palette::FAINT.stroke_width(1)))
                 .map_err(draw_err)?;
         }
         for (i, (name, pts)) in all.iter().enumerate() {
@@ -228,6 +257,11 @@ mod tests {
         assert!(draw(&json!(3), &Map::new(), &meta()).is_err());
         assert!(draw(&json!([{"name": "x", "points": [[0]]}]), &Map::new(), &meta()).is_err());
         assert!(draw(&json!([{"name": "x", "points": []}]), &Map::new(), &meta()).is_err());
+        let mut st = Map::new();
+        st.insert("stack".into(), json!(-1));
+        assert_eq!(draw(&data, &st, &meta()).unwrap_err().key.as_deref(), Some("stack"));
+        st.insert("stack".into(), json!(10));
+        assert!(draw(&data, &st, &meta()).is_ok());
         let mut bad = Map::new();
         bad.insert("colour".into(), json!("red"));
         assert_eq!(draw(&data, &bad, &meta()).unwrap_err().key.as_deref(), Some("colour"));
