@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 pub mod moore;
 pub mod sylver;
 pub mod welter_matchings;
+pub mod held_pass;
 
 /// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
 /// census result. Serialized as `{"num": n, "den": d}`; the checker recognises exactly that
@@ -337,6 +338,10 @@ pub static REGISTRY: &[&dyn DynCensus] = &[
     &Entry::<sylver::SylverPosition>::new(),
     &Entry::<welter_matchings::WelterMatchings>::new(),
     &Entry::<welter_matchings::WelterPosition>::new(),
+    &Entry::<held_pass::HeldPassHeaps>::new(),
+    &Entry::<held_pass::HeldPassLosses>::new(),
+    &Entry::<held_pass::HeldPassTable>::new(),
+    &Entry::<held_pass::HeldPassSlices>::new(),
 ];
 
 /// The census named `name`, if registered.

@@ -9,3 +9,4 @@ pub mod moore;
 pub mod nim;
 pub mod sylver;
 pub mod welter;
+pub mod held_pass;
