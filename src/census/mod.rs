@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 // One module per game; each adds its line here and its entries to REGISTRY.
+pub mod welter;
 
 /// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
 /// census result. Serialized as `{"num": n, "den": d}`; the checker recognises exactly that
@@ -309,6 +310,7 @@ impl<C: Census> DynCensus for Entry<C> {
 
 /// Every census an essay can call, in the order `countersign list` shows them.
 pub static REGISTRY: &[&dyn DynCensus] = &[
+    &Entry::<welter::WelterCensus>::new(),
 ];
 
 /// The census named `name`, if registered.
