@@ -188,7 +188,7 @@ fn row_cost(k: u32, n: u32) -> u64 {
     let per_position = options.saturating_mul(2).saturating_add(3 * (k as u64) * (k as u64)).saturating_add(8);
     let sweep = positions.saturating_mul(per_position);
     // Each move out of a union position generates the options of the position it reaches.
-    let unions = if k % 2 == 0 { binom(n / 2, k / 2) } else { 0 };
+    let unions = if k.is_multiple_of(2) { binom(n / 2, k / 2) } else { 0 };
     let replies = unions.saturating_mul(options.saturating_mul(options.saturating_add(2)));
     let grid = if k == 2 { (n as u64) * (n as u64) } else { 0 };
     sweep.saturating_add(replies).saturating_add(grid)
@@ -355,7 +355,7 @@ impl Census for WelterCensus {
         }
 
         let mut mates = Mates::default();
-        for (&k, row) in by_coins.iter().filter(|(&k, _)| k % 2 == 0) {
+        for (&k, row) in by_coins.iter().filter(|(&k, _)| k.is_multiple_of(2)) {
             mates.coin_counts.push(k);
             mates.positions += row.positions;
             mates.zero += row.zero;
