@@ -63,8 +63,12 @@ pub struct Row {
     pub closed_form_right: u64,
     /// Positions where the plain nim-sum of the squares equals the Grundy value.
     pub nim_sum_right: u64,
+    /// Positions where the plain nim-sum differs from the Grundy value.
+    pub nim_sum_wrong: u64,
     /// Positions where the pairwise sum without the parity term equals the Grundy value.
     pub pairwise_right: u64,
+    /// Positions where the pairwise sum without the parity term differs from it.
+    pub pairwise_wrong: u64,
     /// The first position (squares, increasing; positions in increasing bit-set order)
     /// where the closed form differs from the recursion; `null` when it never does.
     pub closed_form_first_miss: Option<Vec<u32>>,
@@ -224,8 +228,16 @@ fn survey_row(
         } else if row.closed_form_first_miss.is_none() {
             row.closed_form_first_miss = Some(p.squares());
         }
-        row.nim_sum_right += u64::from(nim_sum(p) == v);
-        row.pairwise_right += u64::from(pairwise_sum(p) == v);
+        if nim_sum(p) == v {
+            row.nim_sum_right += 1;
+        } else {
+            row.nim_sum_wrong += 1;
+        }
+        if pairwise_sum(p) == v {
+            row.pairwise_right += 1;
+        } else {
+            row.pairwise_wrong += 1;
+        }
         let union = is_union_of_mate_pairs(p);
         if v == 0 {
             row.zero += 1;
@@ -430,7 +442,9 @@ mod tests {
             assert_eq!(closed_form(p), v, "closed form differs from the recursion first at {:?}", p.squares());
             row.closed_form_right += 1;
             row.nim_sum_right += u64::from(nim_sum(p) == v);
+            row.nim_sum_wrong += u64::from(nim_sum(p) != v);
             row.pairwise_right += u64::from(pairwise_sum(p) == v);
+            row.pairwise_wrong += u64::from(pairwise_sum(p) != v);
             let union = p.squares().iter().all(|&s| p.squares().contains(&(s ^ 1)));
             let mated = p.squares().iter().any(|&s| p.squares().contains(&(s ^ 1)));
             if v == 0 {
@@ -486,15 +500,14 @@ mod tests {
         assert_eq!(out.by_coins[&1].pairwise_right, 1);
         assert_eq!(out.by_coins[&2].pairwise_right, 55);
         assert_eq!(out.nim_sum_share, share(out.nim_sum_right, out.positions_total));
-    }
-
-    #[test]
-    fn a_wrong_formula_would_be_caught_and_named() {
-        // The census compares against the recursion; feed the comparison a deliberately
-        // wrong value to see that it records the first miss.
-        let values = welter::values_by_recursion(3, 6);
-        let miss = values.iter().find(|&&(p, v)| closed_form(p) ^ 1 != v).map(|&(p, _)| p.squares());
-        assert_eq!(miss, Some(vec![0, 1, 2]));
+        for row in out.by_coins.values() {
+            assert_eq!(row.nim_sum_right + row.nim_sum_wrong, row.positions);
+            assert_eq!(row.pairwise_right + row.pairwise_wrong, row.positions);
+        }
+        let total = |f: fn(&Row) -> u64| out.by_coins.values().map(f).sum::<u64>();
+        assert_eq!(out.nim_sum_right, total(|r| r.nim_sum_right));
+        assert_eq!(out.pairwise_right, total(|r| r.pairwise_right));
+        assert_eq!(out.positions.values().sum::<u64>(), out.positions_total);
     }
 
     #[test]
