@@ -6,3 +6,16 @@
 pub mod census;
 pub mod games;
 pub mod yaml;
+pub mod content;
+pub mod diag;
+pub mod check;
+pub mod cache;
+pub mod fingerprint;
+pub mod site;
+pub mod figures;
+pub mod render;
+pub mod pipeline;
+pub mod bless;
+pub mod cli_run;
+pub mod report;
+pub mod strict;

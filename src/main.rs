@@ -1,1 +1,203 @@
-fn main() {}
+//! The `countersign` command line. Parses arguments and calls the library; decides how
+//! diagnostics are printed and which exit code to use:
+//! 0 success; 1 a claim failed or the site has an error; 2 a usage error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use countersign::diag::{Diagnostic, Sources};
+use countersign::pipeline::{self, RunOptions};
+
+#[derive(Parser)]
+#[command(name = "countersign", version, about = "A literate static-site generator whose numbers are recomputed at every build")]
+struct Cli {
+    /// The site root (holding countersign.yaml and essays/).
+    #[arg(long, global = true, default_value = ".")]
+    root: PathBuf,
+    /// Never colour diagnostics.
+    #[arg(long, global = true)]
+    no_color: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check every claim and write the site to public/ (atomically).
+    Build {
+        /// Output folder (default: ROOT/public).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Compute every census afresh; neither read nor write the cache.
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// Check every claim without writing the site; exit 1 when any fails.
+    Check {
+        /// Rewrite each disagreeing stated value in place, keeping its form.
+        #[arg(long)]
+        bless: bool,
+        /// Also fail on numbers in prose that no claim covers, and on interpolations.
+        #[arg(long)]
+        strict: bool,
+        /// Report format: human diagnostics, or one JSON report on stdout.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Compute every census afresh; neither read nor write the cache.
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// Run one census and print its result.
+    Run {
+        /// The census name, e.g. welter.census.
+        name: String,
+        /// Its parameters as YAML, e.g. '{coins: {2: 11}}'.
+        #[arg(long = "with", default_value = "{}")]
+        with: String,
+        /// Print only the result, as JSON, on stdout.
+        #[arg(long)]
+        json: bool,
+        /// Refuse calls estimated above this many steps (default: the site's budget).
+        #[arg(long)]
+        budget: Option<u64>,
+    },
+    /// List the censuses, their parameters, limits and cost model.
+    List,
+    /// Manage the results cache.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum CacheAction {
+    /// Remove every cached result.
+    Clean,
+}
+
+fn color(cli: &Cli) -> bool {
+    use std::io::IsTerminal;
+    !cli.no_color && std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+fn print_diags(sources: &Sources, diags: &[Diagnostic], color: bool) {
+    if !diags.is_empty() {
+        eprint!("{}", sources.render(diags, color));
+    }
+}
+
+fn summary_line(diags: &[Diagnostic]) -> String {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    format!("{errors} error{}, {warnings} warning{}", if errors == 1 { "" } else { "s" }, if warnings == 1 { "" } else { "s" })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = color(&cli);
+    match &cli.command {
+        Command::Build { out, no_cache } => {
+            let started = Instant::now();
+            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true }, None);
+            print_diags(&run.loaded.sources, &run.diags, color);
+            if !run.ok() {
+                eprintln!("build failed: {}; the previous site was left as it was", summary_line(&run.diags));
+                return ExitCode::from(1);
+            }
+            let out = out.clone().unwrap_or_else(|| cli.root.join("public"));
+            let output = run.output.unwrap_or_default();
+            if let Err(e) = countersign::site::output::write_atomically(&out, &output, &mut countersign::site::output::FsWriter) {
+                eprintln!("error: cannot write the site to {}: {e}", out.display());
+                return ExitCode::from(1);
+            }
+            let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().map(Vec::len).sum()).unwrap_or(0);
+            eprintln!(
+                "built {} essays ({} claims, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
+                run.loaded.essays.len(),
+                claims,
+                output.files.len(),
+                out.display(),
+                started.elapsed().as_secs_f64(),
+                run.stats.calls,
+                run.stats.ran,
+                run.stats.cached
+            );
+            ExitCode::SUCCESS
+        }
+        Command::Check { bless, strict, format, no_cache } => {
+            let started = Instant::now();
+            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed() && *format == Format::Human, render: false }, None);
+            let mut diags = run.diags.clone();
+            let reports: Vec<countersign::check::ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
+            if *strict {
+                diags.extend(countersign::strict::findings(&run.loaded.essays));
+            }
+            if *bless {
+                let (edits, refusals) = countersign::bless::plan(&reports);
+                diags.retain(|d| !(d.message.starts_with("stated value disagrees") && edits.iter().any(|e| e.file == d.file && e.span == d.span)));
+                diags.extend(refusals);
+                match countersign::bless::apply(&cli.root, &edits) {
+                    Ok(done) => {
+                        for e in &done {
+                            println!("{}:{}\n- {}\n+ {}", e.file, e.line, e.old, e.new);
+                        }
+                        eprintln!("blessed {} stated value{}", done.len(), if done.len() == 1 { "" } else { "s" });
+                    }
+                    Err(d) => diags.extend(d),
+                }
+            }
+            let failed = diags.iter().any(Diagnostic::is_error);
+            if *format == Format::Json {
+                let report = countersign::report::json(&run, &reports, &diags);
+                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            } else {
+                print_diags(&run.loaded.sources, &diags, color);
+                let checked = reports.iter().filter(|r| r.kind == "check" || r.kind == "assert").count();
+                eprintln!(
+                    "{} {} essays, {} claims checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s",
+                    if failed { "FAILED" } else { "ok" },
+                    run.loaded.essays.len(),
+                    checked,
+                    summary_line(&diags),
+                    run.stats.calls,
+                    run.stats.ran,
+                    run.stats.cached,
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
+        Command::List => {
+            print!("{}", countersign::cli_run::list());
+            ExitCode::SUCCESS
+        }
+        Command::Cache { action: CacheAction::Clean } => {
+            let cache = countersign::cache::Cache::at(pipeline::cache_dir(&cli.root));
+            match cache.clean() {
+                Ok(n) => {
+                    eprintln!("removed {n} cached result{}", if n == 1 { "" } else { "s" });
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: cannot clean the cache: {e}");
+                    ExitCode::from(1)
+                }
+            }
+        }
+    }
+}

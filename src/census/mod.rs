@@ -30,6 +30,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 // One module per game; each adds its line here and its entries to REGISTRY.
+pub mod sylver;
 pub mod welter;
 
 /// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
@@ -257,9 +258,21 @@ pub trait DynCensus: Send + Sync {
     fn cost_model(&self) -> &'static str;
     /// See [`Census::SOURCES`].
     fn sources(&self) -> &'static [&'static str];
-    /// Deserialize `with_yaml` (the text of the `with:` value, YAML) into the parameter
-    /// type, validate it and estimate its cost.
-    fn prepare(&self, with_yaml: &str) -> Result<Prepared, PrepareError>;
+    /// Deserialize `block_yaml` (a whole census block: `id`, `run`, `with`) into the
+    /// parameter type, validate it and estimate its cost. Positions in errors are relative
+    /// to `block_yaml`. A block without `with` gets the parameters of an empty mapping.
+    fn prepare(&self, block_yaml: &str) -> Result<Prepared, PrepareError>;
+}
+
+/// A census block as the census sees it: the loader has already checked `id` and `run`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallBlock<P> {
+    #[allow(dead_code)]
+    id: serde::de::IgnoredAny,
+    #[allow(dead_code)]
+    run: serde::de::IgnoredAny,
+    with: Option<P>,
 }
 
 /// Adapter from a [`Census`] to a [`DynCensus`].
@@ -288,10 +301,17 @@ impl<C: Census> DynCensus for Entry<C> {
     fn sources(&self) -> &'static [&'static str] {
         C::SOURCES
     }
-    fn prepare(&self, with_yaml: &str) -> Result<Prepared, PrepareError> {
-        let params: C::Params = crate::yaml::from_str(with_yaml).map_err(|e| {
-            PrepareError::Shape { message: e.message, line: e.line, column: e.column }
-        })?;
+    fn prepare(&self, block_yaml: &str) -> Result<Prepared, PrepareError> {
+        let shape = |e: crate::yaml::YamlError| PrepareError::Shape {
+            message: e.message,
+            line: e.line,
+            column: e.column,
+        };
+        let block: CallBlock<C::Params> = crate::yaml::from_str(block_yaml).map_err(shape)?;
+        let params = match block.with {
+            Some(p) => p,
+            None => crate::yaml::from_str("{}").map_err(shape)?,
+        };
         C::validate(&params).map_err(PrepareError::Limit)?;
         let cost = C::cost(&params);
         let canonical = serde_json::to_value(&params).unwrap_or(serde_json::Value::Null);
@@ -310,6 +330,8 @@ impl<C: Census> DynCensus for Entry<C> {
 
 /// Every census an essay can call, in the order `countersign list` shows them.
 pub static REGISTRY: &[&dyn DynCensus] = &[
+    &Entry::<sylver::SylverCensus>::new(),
+    &Entry::<sylver::SylverPosition>::new(),
     &Entry::<welter::WelterCensus>::new(),
 ];
 

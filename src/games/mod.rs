@@ -6,4 +6,5 @@
 
 pub mod impartial;
 pub mod nim;
+pub mod sylver;
 pub mod welter;

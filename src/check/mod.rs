@@ -1,0 +1,294 @@
+//! Checking: resolve each claim's path in its census result, parse the stated text,
+//! compare exactly, and turn every disagreement into a diagnostic.
+
+pub mod forms;
+pub mod rational;
+pub mod resolve;
+pub mod words;
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::content::claim::{ClaimKind, Op, Operand, Path};
+use crate::content::Essay;
+use crate::diag::{line_col, Diagnostic};
+use forms::{Computed, Verdict};
+use rational::Q;
+pub use resolve::{resolve, Bound};
+
+/// What became of one claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The stated value agrees with the computation (or the assert holds).
+    Pass,
+    /// It disagrees.
+    Fail,
+    /// It could not be checked: unknown id or path, unparseable or ill-fitting form.
+    Error,
+    /// `{{ path }}`: printed, not checked.
+    Interpolated,
+    /// `{{ plain … }}`: not computed.
+    Plain,
+}
+
+/// One claim's outcome, for diagnostics, `--bless`, `--format json` and rendering.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaimReport {
+    /// The essay file.
+    pub file: String,
+    /// 1-based line of the claim.
+    pub line: usize,
+    /// 1-based column (Unicode scalar values) of the claim.
+    pub column: usize,
+    /// Byte span of the whole `{{ … }}`.
+    #[serde(skip)]
+    pub span: Range<usize>,
+    /// `check`, `assert`, `interpolate` or `plain`.
+    pub kind: &'static str,
+    /// The claim's text between the braces.
+    pub text: String,
+    /// The path (or the assert's expression).
+    pub path: String,
+    /// The stated text, exactly as written (`null` for asserts and interpolations).
+    pub stated: Option<String>,
+    /// The computed value as the diagnostics show it.
+    pub computed: Option<String>,
+    /// The computed value as JSON (for the essay's published results).
+    pub value: Option<serde_json::Value>,
+    /// The census call that certifies it: the bound id.
+    pub census_id: Option<String>,
+    /// The census name.
+    pub census: Option<String>,
+    /// Its parameters.
+    pub params: Option<serde_json::Value>,
+    /// Pass, fail, error, interpolated or plain.
+    pub status: Status,
+    /// What `--bless` would write instead of the stated text, when it can.
+    #[serde(skip)]
+    pub bless: Option<Result<String, String>>,
+    /// The stated text's span, for `--bless`.
+    #[serde(skip)]
+    pub stated_span: Option<Range<usize>>,
+    /// The text to show on the page.
+    #[serde(skip)]
+    pub html_text: String,
+}
+
+fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
+    Diagnostic::error(&essay.file, span, format!("`{path}` is not in the result of `{}` ({})", bound.id, bound.census))
+        .with_label(e.message.clone())
+        .with_hint(e.hint.clone())
+}
+
+fn unknown_id(essay: &Essay, path: &Path, span: Range<usize>) -> Diagnostic {
+    let ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).collect();
+    let hint = if ids.is_empty() {
+        "this essay has no ```census block; add one with `id:`, `run:` and `with:`".to_string()
+    } else {
+        format!("census ids bound in this essay: {}", ids.join(", "))
+    };
+    Diagnostic::error(&essay.file, span.start..span.start + path.id.len(), format!("no census result is bound to `{}`", path.id))
+        .with_label("unknown id")
+        .with_hint(hint)
+}
+
+fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) -> Result<(Q, String), Diagnostic> {
+    match o {
+        Operand::Number(t, span) => match forms::parse_num(t) {
+            Some(n) => Ok((n.value, t.clone())),
+            None => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{t}` is not a number"))),
+        },
+        Operand::Path(p, span) => {
+            let b = bound.get(&p.id).ok_or_else(|| unknown_id(essay, p, span.clone()))?;
+            let v = resolve(b, p).map_err(|e| value_diag(essay, p, span.clone(), &e, b))?;
+            match Computed::from_json(&v) {
+                Computed::Number(q, _) => Ok((q, q.to_string())),
+                Computed::Bool(x) => Ok((Q::int(x as i128), x.to_string())),
+                c => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{p}` is not a number: it is {}", c.display()))
+                    .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
+            }
+        }
+    }
+}
+
+/// Check (or interpolate) one claim with a path; fills `r` and pushes diagnostics.
+fn check_path(
+    essay: &Essay,
+    bound: &BTreeMap<String, Bound>,
+    path: &Path,
+    path_span: &Range<usize>,
+    stated_info: Option<(&String, &Range<usize>)>,
+    r: &mut ClaimReport,
+    diags: &mut Vec<Diagnostic>,
+) {
+    r.path = path.to_string();
+    r.html_text = stated_info.map(|(s, _)| s.to_string()).unwrap_or_default();
+    let Some(b) = bound.get(&path.id) else {
+        diags.push(unknown_id(essay, path, path_span.clone()));
+        return;
+    };
+    r.census_id = Some(b.id.clone());
+    r.census = Some(b.census.clone());
+    r.params = Some(b.params.clone());
+    let v = match resolve(b, path) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(value_diag(essay, path, path_span.clone(), &e, b));
+            return;
+        }
+    };
+    let c = Computed::from_json(&v);
+    r.computed = Some(c.display());
+    r.value = Some(v.clone());
+    let Some((stated, stated_span)) = stated_info else {
+        r.kind = "interpolate";
+        r.status = Status::Interpolated;
+        r.html_text = match &c {
+            Computed::Number(q, _) if q.is_integer() => rational::group(q.n),
+            _ => c.display(),
+        };
+        return;
+    };
+    r.stated = Some(stated.clone());
+    r.stated_span = Some(stated_span.clone());
+    let want_list = matches!(c, Computed::List(_));
+    let Some(form) = forms::parse_stated(stated, want_list) else {
+        diags.push(
+            Diagnostic::error(&essay.file, stated_span.clone(), format!("cannot read `{stated}` as a number"))
+                .with_label("unreadable stated value")
+                .with_hint(format!(
+                    "the census gives {}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)",
+                    c.display()
+                )),
+        );
+        return;
+    };
+    match forms::check(&form, &c) {
+        Verdict::Pass => r.status = Status::Pass,
+        Verdict::Disagrees => {
+            r.status = Status::Fail;
+            let blessed = forms::bless(&form, &c);
+            let hint = match &blessed {
+                Ok(s) => format!("the census gives {}: write `{s}`, or run `countersign check --bless`", c.display()),
+                Err(why) => format!("the census gives {}; --bless cannot rewrite this form: {why}", c.display()),
+            };
+            diags.push(
+                Diagnostic::error(
+                    &essay.file,
+                    stated_span.clone(),
+                    format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {}", c.display()),
+                )
+                .with_label(format!("computed: {}", c.display()))
+                .with_note(format!("census: {} = {} {}", b.id, b.census, serde_json::to_string(&b.params).unwrap_or_default()))
+                .with_hint(hint),
+            );
+            r.bless = Some(blessed);
+        }
+        Verdict::WrongShape(why) => {
+            diags.push(
+                Diagnostic::error(&essay.file, stated_span.clone(), format!("`{stated}` cannot be compared with `{path}`"))
+                    .with_label(format!("computed: {}", c.display()))
+                    .with_hint(why),
+            );
+        }
+    }
+}
+
+/// Check every claim of `essay` against the results bound in it. Returns one report per
+/// claim (in order) and the diagnostics for those that fail or cannot be checked.
+pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) {
+    let mut reports = Vec::new();
+    let mut diags = Vec::new();
+    for claim in &essay.claims {
+        let (line, column) = line_col(&essay.source, claim.span.start);
+        let text = essay.source[claim.span.start + 2..claim.span.end - 2].trim().to_string();
+        let mut r = ClaimReport {
+            file: essay.file.clone(),
+            line,
+            column,
+            span: claim.span.clone(),
+            kind: "check",
+            text: text.clone(),
+            path: String::new(),
+            stated: None,
+            computed: None,
+            value: None,
+            census_id: None,
+            census: None,
+            params: None,
+            status: Status::Error,
+            bless: None,
+            stated_span: None,
+            html_text: String::new(),
+        };
+        match &claim.kind {
+            ClaimKind::Plain { text } => {
+                r.kind = "plain";
+                r.status = Status::Plain;
+                r.html_text = text.clone();
+            }
+            ClaimKind::Check { path, path_span, stated, stated_span } => {
+                check_path(essay, bound, path, path_span, Some((stated, stated_span)), &mut r, &mut diags);
+            }
+            ClaimKind::Interpolate { path, path_span } => {
+                check_path(essay, bound, path, path_span, None, &mut r, &mut diags);
+            }
+            ClaimKind::Assert { all } => {
+                r.kind = "assert";
+                r.path = text.trim_start_matches("assert").trim().to_string();
+                let mut ok = true;
+                let mut shown = Vec::new();
+                let mut failed = None;
+                for cmp in all {
+                    let l = operand_value(essay, bound, &cmp.left);
+                    let rr = operand_value(essay, bound, &cmp.right);
+                    match (l, rr) {
+                        (Ok((a, at)), Ok((b, bt))) => {
+                            let holds = match cmp.op {
+                                Op::Eq => a == b,
+                                Op::Ne => a != b,
+                                Op::Lt => a < b,
+                                Op::Le => a <= b,
+                                Op::Gt => a > b,
+                                Op::Ge => a >= b,
+                            };
+                            shown.push(format!("{at} {} {bt}", cmp.op.as_str()));
+                            if !holds && failed.is_none() {
+                                failed = Some(format!("{at} {} {bt} is false", cmp.op.as_str()));
+                            }
+                            ok &= holds;
+                        }
+                        (l, rr) => {
+                            ok = false;
+                            for e in [l.err(), rr.err()].into_iter().flatten() {
+                                diags.push(e);
+                            }
+                            failed = Some(String::new());
+                        }
+                    }
+                    if let Operand::Path(p, _) = &cmp.left {
+                        if let Some(b) = bound.get(&p.id) {
+                            r.census_id.get_or_insert(b.id.clone());
+                            r.census.get_or_insert(b.census.clone());
+                            r.params.get_or_insert(b.params.clone());
+                        }
+                    }
+                }
+                r.computed = Some(shown.join(" and "));
+                r.status = if ok { Status::Pass } else { Status::Fail };
+                if let Some(f) = failed.filter(|f| !f.is_empty()) {
+                    diags.push(
+                        Diagnostic::error(&essay.file, claim.span.clone(), format!("assertion failed: {}", r.path))
+                            .with_label(f)
+                            .with_hint("the computation no longer supports this assert: correct the sentence it stands for"),
+                    );
+                }
+            }
+        }
+        reports.push(r);
+    }
+    (reports, diags)
+}

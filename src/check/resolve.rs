@@ -1,0 +1,126 @@
+//! Following a claim's path into a bound result.
+
+use serde_json::Value;
+
+use crate::content::claim::{Path, Step};
+
+/// A census result bound to an id in one essay.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    /// The id the block bound.
+    pub id: String,
+    /// The census name.
+    pub census: String,
+    /// The parameters in canonical form (addressed as `id.with.…`).
+    pub params: Value,
+    /// The result (shared: results can be large).
+    pub result: std::sync::Arc<Value>,
+}
+
+/// Why a path does not lead anywhere.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResolveError {
+    /// How many steps resolved before the failing one (0: the first step failed).
+    pub step: usize,
+    /// What went wrong.
+    pub message: String,
+    /// What is there instead (the keys of the map, the length of the list).
+    pub hint: String,
+}
+
+fn keys_of(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let keys: Vec<&str> = m.keys().map(|k| k.as_str()).collect();
+            if keys.len() > 24 {
+                format!("available keys: {}, … ({} in all)", keys[..24].join(", "), keys.len())
+            } else {
+                format!("available keys: {}", keys.join(", "))
+            }
+        }
+        Value::Array(a) => format!("a list of {} elements; index it with [0]..[{}]", a.len(), a.len().saturating_sub(1)),
+        Value::Number(_) => "a number; the path should end here".into(),
+        Value::String(_) => "a string".into(),
+        Value::Bool(_) => "true/false; the path should end here".into(),
+        Value::Null => "null (no value)".into(),
+    }
+}
+
+/// The value at `path.steps` below `bound` (`with` as the first step addresses the
+/// parameters). Slices produce new lists, so the value is returned owned.
+pub fn resolve(bound: &Bound, path: &Path) -> Result<Value, ResolveError> {
+    let mut steps = path.steps.as_slice();
+    let mut cur: &Value = bound.result.as_ref();
+    let mut done = 0;
+    if let Some(Step::Key(k)) = steps.first() {
+        if k == "with" && bound.result.get("with").is_none() {
+            cur = &bound.params;
+            steps = &steps[1..];
+            done = 1;
+        }
+    }
+    let mut owned: Option<Value> = None;
+    for (i, s) in steps.iter().enumerate() {
+        let here = owned.as_ref().unwrap_or(cur);
+        let next = match (s, here) {
+            (Step::Key(k), Value::Object(m)) => m.get(k).cloned().ok_or_else(|| ResolveError {
+                step: done + i,
+                message: format!("no key `{k}`"),
+                hint: keys_of(here),
+            })?,
+            (Step::Index(n), Value::Array(a)) => a.get(*n).cloned().ok_or_else(|| ResolveError {
+                step: done + i,
+                message: format!("index [{n}] is past the end"),
+                hint: keys_of(here),
+            })?,
+            (Step::Slice(a, b), Value::Array(l)) => {
+                if *b > l.len() {
+                    return Err(ResolveError { step: done + i, message: format!("slice [{a}..{b}] runs past the end"), hint: keys_of(here) });
+                }
+                Value::Array(l[*a..*b].to_vec())
+            }
+            (Step::Key(k), _) => {
+                return Err(ResolveError { step: done + i, message: format!("cannot take key `{k}` here"), hint: keys_of(here) })
+            }
+            (_, _) => return Err(ResolveError { step: done + i, message: "cannot index here".into(), hint: keys_of(here) }),
+        };
+        owned = Some(next);
+        let _ = &mut cur;
+    }
+    Ok(owned.unwrap_or_else(|| cur.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::claim::parse_path;
+    use serde_json::json;
+
+    fn b() -> Bound {
+        Bound {
+            id: "s".into(),
+            census: "x.y".into(),
+            params: json!({"coins": {"2": 11}}),
+            result: std::sync::Arc::new(json!({"positions": {"2": 55, "3": 120}, "list": [1, 2, 3, 4]})),
+        }
+    }
+
+    fn at(p: &str) -> Result<Value, ResolveError> {
+        resolve(&b(), &parse_path(p, 0).unwrap().0)
+    }
+
+    #[test]
+    fn keys_indices_slices_and_params() {
+        assert_eq!(at("s.positions.2").unwrap(), json!(55));
+        assert_eq!(at("s.list[1]").unwrap(), json!(2));
+        assert_eq!(at("s.list[1..3]").unwrap(), json!([2, 3]));
+        assert_eq!(at("s.list[1..=3]").unwrap(), json!([2, 3, 4]));
+        assert_eq!(at("s.with.coins.2").unwrap(), json!(11));
+        let e = at("s.positions.7").unwrap_err();
+        assert_eq!(e.step, 1);
+        assert!(e.hint.contains("2, 3"), "{}", e.hint);
+        assert!(at("s.list[9]").is_err());
+        assert!(at("s.list[2..9]").is_err());
+        assert!(at("s.positions[0]").is_err());
+    }
+}

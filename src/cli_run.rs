@@ -1,0 +1,83 @@
+//! `countersign run` and `countersign list`: one census from the command line, and the
+//! registry's documentation.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::census::{self, Ctx, PrepareError};
+use crate::diag::{Diagnostic, Sources};
+
+/// The text `countersign list` prints: every census with its summary, parameters, cost
+/// model and source modules.
+pub fn list() -> String {
+    let mut s = String::new();
+    for c in census::REGISTRY {
+        let _ = writeln!(s, "{}\n    {}", c.name(), c.summary());
+        for p in c.params() {
+            let _ = writeln!(s, "    with.{}: {}\n        {}", p.name, p.shape, p.doc);
+        }
+        let _ = writeln!(s, "    cost: {}", c.cost_model());
+        let _ = writeln!(s, "    sources: {}\n", c.sources().join(", "));
+    }
+    s
+}
+
+/// Run census `name` with parameters `with` (YAML). With `json`, only the result goes to
+/// stdout; otherwise the result, the cost estimate and the time. Exit 1 on an unknown
+/// census or bad parameters (a diagnostic pointing into the `--with` text), 0 otherwise.
+pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>, color: bool) -> ExitCode {
+    let file = "--with";
+    let mut sources = Sources::new();
+    sources.add(file, with.to_string());
+    let fail = |d: Diagnostic, sources: &Sources| {
+        eprint!("{}", sources.render(&[d], color));
+        ExitCode::from(1)
+    };
+    let Some(c) = census::lookup(name) else {
+        return fail(Diagnostic::error(file, 0..0, format!("unknown census `{name}`")).with_hint(format!("censuses: {}", census::names().join(", "))), &sources);
+    };
+    let indented: String = with.lines().map(|l| format!("  {l}\n")).collect();
+    let block = format!("id: cli\nrun: {name}\nwith:\n{indented}");
+    let prepared = match c.prepare(&block) {
+        Ok(p) => p,
+        Err(PrepareError::Shape { message, line, column }) => {
+            let at = match (line, column) {
+                (Some(l), Some(col)) if l > 3 => crate::content::offset_of(with, l - 3, col.saturating_sub(2)),
+                _ => 0,
+            };
+            return fail(Diagnostic::error(file, at..at + 1, format!("bad parameters for `{name}`: {message}")).with_hint("`countersign list` shows the parameters"), &sources);
+        }
+        Err(PrepareError::Limit(pe)) => {
+            let keys: Vec<&str> = pe.path.iter().map(String::as_str).collect();
+            let at = crate::content::locate_keys(with, &keys).unwrap_or(0);
+            let mut d = Diagnostic::error(file, at..at + 1, format!("parameter out of range: {}", pe.message));
+            if let Some(h) = pe.hint {
+                d = d.with_hint(h);
+            }
+            return fail(d, &sources);
+        }
+    };
+    let budget = budget.unwrap_or_else(|| crate::site::config::Config::load(root).map(|(c, _)| c.budget).unwrap_or(crate::site::config::DEFAULT_BUDGET));
+    if prepared.cost > budget {
+        return fail(
+            Diagnostic::error(file, 0..0, format!("estimated at {:.1e} steps, over the budget of {budget:.1e}", prepared.cost as f64))
+                .with_hint(format!("pass --budget to raise it; cost model: {}", c.cost_model())),
+            &sources,
+        );
+    }
+    let started = Instant::now();
+    match prepared.run(&Ctx::new()) {
+        Ok(v) => {
+            if json {
+                println!("{}", serde_json::to_string(&v).unwrap_or_default());
+            } else {
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                eprintln!("{name}: estimated cost {:.1e} steps; ran in {:.3}s", prepared.cost as f64, started.elapsed().as_secs_f64());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(census::Cancelled) => ExitCode::from(1),
+    }
+}

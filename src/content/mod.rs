@@ -1,0 +1,383 @@
+//! Loading essays: front matter, directive blocks and claims, each with byte spans into
+//! the essay's source so that every later diagnostic can point at the right character.
+//!
+//! Loading knows nothing of any census or game: a ```` ```census ```` block is kept as its
+//! `id`, its `run` name and its YAML text; the pipeline asks the census registry to make
+//! sense of the parameters.
+
+pub mod claim;
+pub mod front;
+pub mod scan;
+
+use std::ops::Range;
+use std::path::{Path as FsPath, PathBuf};
+
+use serde::Deserialize;
+
+use crate::diag::Diagnostic;
+pub use claim::{Claim, ClaimKind, Path, Step};
+pub use front::FrontMatter;
+use scan::FencedBlock;
+
+/// A ```` ```census ```` block: `id`, `run`, and the block's YAML for the census to parse.
+#[derive(Clone, Debug)]
+pub struct CensusBlock {
+    /// The name results are bound to for the rest of the essay.
+    pub id: String,
+    /// The census name, e.g. `welter.census`.
+    pub run: String,
+    /// Span of `run`'s value in the essay.
+    pub run_span: Range<usize>,
+    /// The block as Markdown sees it.
+    pub block: FencedBlock,
+}
+
+/// A ```` ```figure ```` block: the common keys, and the kind-specific rest.
+#[derive(Clone, Debug)]
+pub struct FigureBlock {
+    /// Unique within the essay; the figure's anchor is `fig-<id>`.
+    pub id: String,
+    /// A path into a bound result (`small.grid2`), or a bare census id.
+    pub from: claim::Path,
+    /// Span of `from`'s value.
+    pub from_span: Range<usize>,
+    /// The figure kind: `grid`, `bars`, `strip`, `trie`, `table`, `lines`, ….
+    pub plot: String,
+    /// Span of `plot`'s value.
+    pub plot_span: Range<usize>,
+    /// Caption, Markdown-free text.
+    pub caption: String,
+    /// Alternative text for readers who cannot see the figure.
+    pub alt: String,
+    /// The remaining keys, for the figure kind to deserialize.
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// The block as Markdown sees it.
+    pub block: FencedBlock,
+}
+
+/// One essay, loaded.
+#[derive(Clone, Debug)]
+pub struct Essay {
+    /// The file as shown in diagnostics: its path relative to the site root.
+    pub file: String,
+    /// The file's path on disk.
+    pub path: PathBuf,
+    /// URL slug from the file name (`essays/no-two-heaps.md` → `no-two-heaps`, served at
+    /// `/no-two-heaps/`).
+    pub slug: String,
+    /// The whole file.
+    pub source: String,
+    /// Parsed front matter.
+    pub front: FrontMatter,
+    /// Byte range of the Markdown body (after the front matter).
+    pub body: Range<usize>,
+    /// Census calls, in order.
+    pub calls: Vec<CensusBlock>,
+    /// Figures, in order (numbered from 1 in this order).
+    pub figures: Vec<FigureBlock>,
+    /// Claims, in order.
+    pub claims: Vec<Claim>,
+    /// Ranges of the body where claims are not recognised (code, HTML, math).
+    pub excluded: Vec<Range<usize>>,
+}
+
+/// The slug of an essay file: its stem, lower-cased, with every run of characters other
+/// than `a-z`, `0-9` replaced by one `-`, and no `-` at either end. Stable: it depends on
+/// the file name only.
+pub fn slug_of(path: &FsPath) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let mut out = String::new();
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+/// The byte offset in `text` of 1-based `line`, `column` (columns in characters), clamped.
+pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut off = 0;
+    for _ in 1..line.max(1) {
+        match text[off..].find('\n') {
+            Some(n) => off += n + 1,
+            None => return text.len(),
+        }
+    }
+    let line_text = &text[off..text[off..].find('\n').map(|n| off + n).unwrap_or(text.len())];
+    let col_bytes: usize = line_text.chars().take(column.saturating_sub(1)).map(char::len_utf8).sum();
+    off + col_bytes
+}
+
+/// The offset in `yaml` of the value of the mapping key reached by `keys` (each key looked
+/// for as `key:` after the previous one), or of the last key found. A heuristic for pointing
+/// at a parameter that deserialized but broke a limit; good for block and flow style.
+pub fn locate_keys(yaml: &str, keys: &[&str]) -> Option<usize> {
+    let mut from = 0;
+    let mut found = None;
+    for key in keys {
+        let mut search = from;
+        let mut hit = None;
+        while let Some(n) = yaml[search..].find(key) {
+            let at = search + n;
+            let before_ok = at == 0 || {
+                let c = yaml[..at].chars().next_back().unwrap_or(' ');
+                !(c.is_alphanumeric() || c == '_' || c == '-')
+            };
+            let after = yaml[at + key.len()..].trim_start_matches([' ', '"', '\'']);
+            if before_ok && after.starts_with(':') {
+                hit = Some(at);
+                break;
+            }
+            search = at + key.len();
+        }
+        match hit {
+            Some(at) => {
+                found = Some(at);
+                from = at + key.len();
+            }
+            None => break,
+        }
+    }
+    found
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CensusHead {
+    id: String,
+    run: String,
+    #[allow(dead_code)]
+    with: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct FigureHead {
+    id: String,
+    from: String,
+    plot: String,
+    caption: String,
+    alt: String,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Diagnostic for a YAML error inside a directive block.
+pub fn block_yaml_diag(file: &str, block: &FencedBlock, e: &crate::yaml::YamlError, what: &str) -> Diagnostic {
+    let at = match (e.line, e.column) {
+        (Some(l), Some(c)) => block.source_offset(offset_of(&block.content, l, c)),
+        _ => block.span.start,
+    };
+    let end = at + 1;
+    Diagnostic::error(file, at..end, format!("{what}: {}", e.message))
+        .with_label("here")
+        .with_hint(match what {
+            "in this census block" => "a census block holds `id`, `run` and `with`; see `countersign list` for parameters",
+            _ => "a figure block holds id, from, plot, caption, alt and the kind's own keys",
+        })
+}
+
+/// The span in the essay of the value of top-level `key` in a directive block.
+pub fn block_key_span(block: &FencedBlock, key: &str) -> Range<usize> {
+    match locate_keys(&block.content, &[key]) {
+        Some(at) => {
+            let line_end = block.content[at..].find('\n').map(|n| at + n).unwrap_or(block.content.len());
+            let after_colon = block.content[at..line_end].find(':').map(|n| at + n + 1).unwrap_or(at);
+            let vstart = after_colon + (block.content[after_colon..line_end].len() - block.content[after_colon..line_end].trim_start().len());
+            let vend = vstart + block.content[vstart..line_end].trim_end().len();
+            let (s, e) = if vend > vstart { (vstart, vend) } else { (at, at + key.len()) };
+            block.source_offset(s)..block.source_offset(e)
+        }
+        None => block.span.start..block.span.start + 3,
+    }
+}
+
+/// Parse one essay from its text. `file` is the name diagnostics show. Returns the essay
+/// (when its front matter is usable) and every problem found, all at once.
+pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let (front, body) = match front::split_and_parse(file, &source) {
+        Ok(x) => x,
+        Err(d) => {
+            diags.extend(d);
+            return (None, diags);
+        }
+    };
+    let sc = scan::scan(&source[body.clone()], body.start);
+    for e in &sc.errors {
+        diags.push(Diagnostic::error(file, e.span.clone(), e.message.clone()).with_label("in this claim").with_hint(e.hint.clone()));
+    }
+    let mut calls = Vec::new();
+    let mut figures: Vec<FigureBlock> = Vec::new();
+    for b in sc.blocks {
+        if b.kind == "census" {
+            match crate::yaml::from_str::<CensusHead>(&b.content) {
+                Ok(h) => {
+                    if !is_identifier(&h.id) {
+                        diags.push(
+                            Diagnostic::error(file, block_key_span(&b, "id"), format!("`{}` is not a usable id", h.id))
+                                .with_hint("an id is a name like `small` or `pairs_2`: letters, digits, `_`, `-`"),
+                        );
+                        continue;
+                    }
+                    if let Some(prev) = calls.iter().find(|c: &&CensusBlock| c.id == h.id) {
+                        let (line, _) = crate::diag::line_col(&source, prev.block.span.start);
+                        diags.push(
+                            Diagnostic::error(file, block_key_span(&b, "id"), format!("duplicate census id `{}`", h.id))
+                                .with_label("bound again here")
+                                .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
+                        );
+                        continue;
+                    }
+                    let run_span = block_key_span(&b, "run");
+                    calls.push(CensusBlock { id: h.id, run: h.run, run_span, block: b });
+                }
+                Err(e) => diags.push(block_yaml_diag(file, &b, &e, "in this census block")),
+            }
+        } else {
+            match crate::yaml::from_str::<FigureHead>(&b.content) {
+                Ok(h) => {
+                    let from_span = block_key_span(&b, "from");
+                    let from = match claim::parse_path(h.from.trim(), from_span.start) {
+                        Ok((p, used)) if used == h.from.trim().len() => p,
+                        _ => {
+                            diags.push(
+                                Diagnostic::error(file, from_span, format!("`{}` is not a path into a result", h.from))
+                                    .with_hint("write `from: id` or `from: id.key.key`, where id is a census block's id"),
+                            );
+                            continue;
+                        }
+                    };
+                    if !is_identifier(&h.id) || figures.iter().any(|f| f.id == h.id) {
+                        diags.push(
+                            Diagnostic::error(file, block_key_span(&b, "id"), format!("figure id `{}` is not a fresh identifier", h.id))
+                                .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
+                        );
+                        continue;
+                    }
+                    let plot_span = block_key_span(&b, "plot");
+                    figures.push(FigureBlock {
+                        id: h.id,
+                        from,
+                        from_span,
+                        plot: h.plot,
+                        plot_span,
+                        caption: h.caption,
+                        alt: h.alt,
+                        options: h.rest,
+                        block: b,
+                    });
+                }
+                Err(e) => diags.push(block_yaml_diag(file, &b, &e, "in this figure block")),
+            }
+        }
+    }
+    let slug = slug_of(&path);
+    if slug.is_empty() {
+        diags.push(
+            Diagnostic::error(file, 0..0, "the file name gives an empty slug")
+                .with_hint("name essays with letters or digits, e.g. `no-two-heaps.md`"),
+        );
+    }
+    let essay = Essay {
+        file: file.to_string(),
+        path,
+        slug,
+        source,
+        front,
+        body,
+        calls,
+        figures,
+        claims: sc.claims,
+        excluded: sc.excluded,
+    };
+    (Some(essay), diags)
+}
+
+/// Load every `*.md` under `dir` (following symlinks; a loop is a diagnostic). `root` is
+/// the site root, for display names. Essays come back sorted by slug; duplicate slugs and
+/// duplicate titles are diagnostics.
+pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
+    let mut essays: Vec<Essay> = Vec::new();
+    let mut diags = Vec::new();
+    let display = |p: &FsPath| p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+    if !dir.is_dir() {
+        diags.push(
+            Diagnostic::error(display(dir), 0..0, "no essays folder")
+                .with_hint("put essays as Markdown files in essays/, or run `countersign new` to start a site"),
+        );
+        return (essays, diags);
+    }
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
+        match entry {
+            Ok(e) => {
+                let name = e.file_name().to_string_lossy();
+                if e.file_type().is_file() && name.ends_with(".md") && !name.starts_with('.') {
+                    files.push(e.path().to_path_buf());
+                }
+            }
+            Err(e) => {
+                let p = e.path().map(display).unwrap_or_else(|| display(dir));
+                let why = if e.loop_ancestor().is_some() { "a symlink loop".to_string() } else { e.to_string() };
+                diags.push(Diagnostic::error(p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"));
+            }
+        }
+    }
+    for path in files {
+        let file = display(&path);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) => {
+                diags.push(Diagnostic::error(file, 0..0, format!("cannot read: {e}")));
+                continue;
+            }
+        };
+        let source = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let (line, col) = crate::diag::line_col(&lossy, at);
+                diags.push(
+                    Diagnostic::error(file, 0..0, format!("not UTF-8: invalid byte at line {line}, column {col} (byte {at})"))
+                        .with_hint("save the essay as UTF-8"),
+                );
+                continue;
+            }
+        };
+        let (essay, d) = parse_essay(&file, path, source);
+        diags.extend(d);
+        if let Some(e) = essay {
+            essays.push(e);
+        }
+    }
+    essays.sort_by(|a, b| a.slug.cmp(&b.slug).then(a.file.cmp(&b.file)));
+    for i in 1..essays.len() {
+        if essays[i].slug == essays[i - 1].slug {
+            diags.push(
+                Diagnostic::error(essays[i].file.clone(), 0..0, format!("duplicate slug `{}`", essays[i].slug))
+                    .with_hint(format!("{} has the same slug; rename one of the files", essays[i - 1].file)),
+            );
+        }
+    }
+    for i in 0..essays.len() {
+        for j in 0..i {
+            if essays[i].front.title == essays[j].front.title {
+                diags.push(
+                    Diagnostic::error(essays[i].file.clone(), essays[i].front.title_span.clone(), format!("duplicate title `{}`", essays[i].front.title))
+                        .with_hint(format!("{} has the same title; essays link to each other by title", essays[j].file)),
+                );
+            }
+        }
+    }
+    (essays, diags)
+}

@@ -1,0 +1,223 @@
+//! Where things lie in an essay's Markdown: the ranges claims may not occur in (code,
+//! raw HTML, math), the fenced directive blocks, and the `{{ … }}` claims outside them.
+//!
+//! Everything is found from pulldown-cmark's offset iterator, never by a bare regex over
+//! the source, so a `{{` in a code span of three backticks, a `~~~` fence, an indented code
+//! block, an HTML comment or `$…$` math is left alone.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::claim::{parse_claim, Claim, ClaimSyntaxError};
+
+/// The pulldown-cmark options every pass over an essay uses (scanning and rendering must
+/// agree on what is code and what is math).
+pub fn markdown_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_SMART_PUNCTUATION
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_MATH
+}
+
+/// A fenced block whose info string names a directive (`census` or `figure`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FencedBlock {
+    /// `census` or `figure`.
+    pub kind: String,
+    /// Span of the whole block, fences included (offsets into the scanned text).
+    pub span: Range<usize>,
+    /// The block's content as Markdown sees it (container prefixes removed).
+    pub content: String,
+    /// For each piece of `content`: (offset in `content`, offset in the scanned text).
+    /// Maps a position inside `content` back to the source.
+    pub pieces: Vec<(usize, usize)>,
+}
+
+impl FencedBlock {
+    /// The source offset of byte `at` of `content`.
+    pub fn source_offset(&self, at: usize) -> usize {
+        let mut best = (0, self.span.start);
+        for &(c, s) in &self.pieces {
+            if c <= at {
+                best = (c, s);
+            } else {
+                break;
+            }
+        }
+        best.1 + (at - best.0)
+    }
+}
+
+/// What a scan of one Markdown text found.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// Ranges where claims are not recognised: code spans and blocks, raw HTML, math
+    /// (offsets plus `base`, like every other span).
+    pub excluded: Vec<Range<usize>>,
+    /// Directive blocks, in order.
+    pub blocks: Vec<FencedBlock>,
+    /// Claims, in order.
+    pub claims: Vec<Claim>,
+    /// Claim syntax errors (the scan goes on past them).
+    pub errors: Vec<ClaimSyntaxError>,
+}
+
+/// Scan `text` (an essay body); offsets are relative to `text` plus `base`.
+pub fn scan(text: &str, base: usize) -> Scan {
+    let mut out = Scan::default();
+    let mut block: Option<FencedBlock> = None;
+    for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                out.excluded.push(range.clone());
+                if let CodeBlockKind::Fenced(info) = kind {
+                    let word = info.split_whitespace().next().unwrap_or("");
+                    if word == "census" || word == "figure" {
+                        block = Some(FencedBlock {
+                            kind: word.to_string(),
+                            span: base + range.start..base + range.end,
+                            content: String::new(),
+                            pieces: Vec::new(),
+                        });
+                    }
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(b) = block.take() {
+                    out.blocks.push(b);
+                }
+            }
+            Event::Text(t) => {
+                if let Some(b) = block.as_mut() {
+                    b.pieces.push((b.content.len(), base + range.start));
+                    b.content.push_str(&t);
+                }
+            }
+            Event::Code(_)
+            | Event::Html(_)
+            | Event::InlineHtml(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_) => out.excluded.push(range),
+            Event::Start(Tag::HtmlBlock) => out.excluded.push(range),
+            _ => {}
+        }
+    }
+    out.excluded.sort_by_key(|r| r.start);
+    find_claims(text, base, &mut out);
+    // Report excluded ranges in the same coordinates as everything else.
+    for r in &mut out.excluded {
+        *r = base + r.start..base + r.end;
+    }
+    out
+}
+
+fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
+    ranges.iter().any(|r| r.start <= at && at < r.end)
+}
+
+fn find_claims(text: &str, base: usize, out: &mut Scan) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(found) = text[i..].find("{{") {
+        let at = i + found;
+        i = at + 2;
+        if in_ranges(&out.excluded, at) {
+            continue;
+        }
+        // `\{{` is a literal `{{` (an odd number of backslashes escapes it).
+        let slashes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        if slashes % 2 == 1 {
+            continue;
+        }
+        // The claim ends at the first `}}`, which must come before a blank line.
+        let rest = &text[at + 2..];
+        let para_end = rest.find("\n\n").or_else(|| rest.find("\r\n\r\n")).unwrap_or(rest.len());
+        match rest[..para_end].find("}}") {
+            Some(close) => {
+                let inner = &rest[..close];
+                let span = base + at..base + at + 2 + close + 2;
+                match parse_claim(inner, base + at + 2, span) {
+                    Ok(c) => out.claims.push(c),
+                    Err(e) => out.errors.push(e),
+                }
+                i = at + 2 + close + 2;
+            }
+            None => {
+                let line_end = rest.find('\n').unwrap_or(rest.len());
+                out.errors.push(ClaimSyntaxError {
+                    message: "unterminated claim: `{{` without `}}` in the same paragraph".into(),
+                    span: base + at..base + at + 2 + line_end,
+                    hint: "close the claim with `}}`, or write `\\{{` for a literal `{{`".into(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::claim::ClaimKind;
+
+    fn stated(s: &Scan) -> Vec<String> {
+        s.claims
+            .iter()
+            .map(|c| match &c.kind {
+                ClaimKind::Check { stated, .. } => stated.clone(),
+                k => format!("{k:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn claims_in_code_html_and_math_are_ignored() {
+        let text = "a {{ x.a = 1 }}\n\n``` {{ x.b = 2 }} ``` and `` {{ x.c = 3 }} ``\n\n\
+                    ~~~\n{{ x.d = 4 }}\n~~~\n\n    {{ x.e = 5 }}\n\n<!-- {{ x.f = 6 }} -->\n\n\
+                    ${{ x.g = 7 }}$ and $${{ x.h = 8 }}$$\n\n<span title=\"{{ x.i = 9 }}\">z</span> {{ x.j = 10 }}\n";
+        let s = scan(text, 0);
+        assert_eq!(stated(&s), vec!["1", "10"], "{:?}", s.errors);
+        assert!(s.errors.is_empty());
+    }
+
+    #[test]
+    fn escapes_and_unterminated_claims() {
+        let s = scan("\\{{ not a claim }} but {{ x.y = 3 }}\n\n{{ x.z = 4\n\nnext", 0);
+        assert_eq!(stated(&s), vec!["3"]);
+        assert_eq!(s.errors.len(), 1);
+        assert!(s.errors[0].message.contains("unterminated"));
+    }
+
+    #[test]
+    fn a_claim_may_wrap_a_line_and_sit_in_emphasis() {
+        let s = scan("*all {{ x.n =\n fifty-five }}* of them", 0);
+        assert_eq!(stated(&s), vec!["fifty-five"]);
+    }
+
+    #[test]
+    fn spans_in_unicode_text() {
+        let text = "⟨a|b⟩ — the {{ w.v = 1,001 }} positions’";
+        let s = scan(text, 10);
+        let c = &s.claims[0];
+        assert_eq!(&text[c.span.start - 10..c.span.end - 10], "{{ w.v = 1,001 }}");
+        match &c.kind {
+            ClaimKind::Check { stated_span, .. } => {
+                assert_eq!(&text[stated_span.start - 10..stated_span.end - 10], "1,001")
+            }
+            k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn directive_blocks_map_back_to_source() {
+        let text = "intro\n\n> ```census\n> id: a\n> run: b\n> ```\n";
+        let s = scan(text, 0);
+        assert_eq!(s.blocks.len(), 1);
+        let b = &s.blocks[0];
+        assert_eq!(b.kind, "census");
+        let at = b.content.find("run").unwrap();
+        assert_eq!(&text[b.source_offset(at)..b.source_offset(at) + 3], "run");
+    }
+}

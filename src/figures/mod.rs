@@ -1,0 +1,123 @@
+//! Figures: one drawing function per kind, shared by every essay.
+//!
+//! A ```` ```figure ```` block names a kind (`plot:`), the data (`from:`, a path into a
+//! bound census result), a caption and alt text, and the kind's own options. Each kind is
+//! a function `fn(&Value, &Options, &Meta) -> Result<Drawn, FigureError>` in its own file,
+//! registered in [`KINDS`]. SVG kinds draw with plotters' SVG backend (no system fonts, so
+//! output is byte-identical on every machine) and go through [`finish_svg`], which adds
+//! `<title>`/`<desc>` and a style block that reads in light and dark themes.
+//!
+//! Adding a kind: write `figures/<kind>.rs` with a `draw` function and an options struct
+//! (`#[serde(deny_unknown_fields)]`, parsed with [`options`]), and add one line to
+//! [`KINDS`]. Extend an existing kind rather than write a second one that does the same.
+
+pub mod grid;
+pub mod palette;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// What a kind produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// An SVG document, written beside the page as `<figure id>.svg`.
+    Svg(String),
+    /// An HTML fragment (a table), inlined in the `<figure>`.
+    Html(String),
+}
+
+/// Why a figure could not be drawn: the data has the wrong shape, or an option is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FigureError {
+    /// What is wrong.
+    pub message: String,
+    /// The option key concerned, if any (the diagnostic points at its line).
+    pub key: Option<String>,
+    /// What to do.
+    pub hint: String,
+}
+
+impl FigureError {
+    /// An error about the data's shape.
+    pub fn data(message: impl Into<String>, hint: impl Into<String>) -> FigureError {
+        FigureError { message: message.into(), key: None, hint: hint.into() }
+    }
+}
+
+/// The figure's caption, alt text and number, for kinds that write them into the output.
+#[derive(Clone, Copy, Debug)]
+pub struct Meta<'a> {
+    /// The block's id.
+    pub id: &'a str,
+    /// The caption.
+    pub caption: &'a str,
+    /// The alt text.
+    pub alt: &'a str,
+    /// The figure's number in its essay, from 1.
+    pub number: usize,
+}
+
+/// A figure kind's drawing function.
+pub type DrawFn = fn(&Value, &Map<String, Value>, &Meta) -> Result<Drawn, FigureError>;
+
+/// Every figure kind, by the name a block's `plot:` gives.
+pub static KINDS: &[(&str, DrawFn)] = &[("grid", grid::draw)];
+
+/// The drawing function for `kind`.
+pub fn lookup(kind: &str) -> Option<DrawFn> {
+    KINDS.iter().find(|(k, _)| *k == kind).map(|(_, f)| *f)
+}
+
+/// Deserialize a kind's options from the block's remaining keys. An unknown key or a
+/// wrong type is a [`FigureError`] naming the key.
+pub fn options<T: DeserializeOwned>(opts: &Map<String, Value>) -> Result<T, FigureError> {
+    serde_json::from_value(Value::Object(opts.clone())).map_err(|e| {
+        let msg = e.to_string();
+        let key = msg.split('`').nth(1).map(str::to_string).filter(|k| opts.contains_key(k));
+        FigureError { message: msg, key, hint: "see the figure kind's options in docs/ARCHITECTURE.md".into() }
+    })
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Finish an SVG drawn by plotters: add `role="img"`, `<title>` (the caption) and `<desc>`
+/// (the alt text), and a style block mapping the palette's ink colours to ones that read
+/// on light and dark backgrounds (`prefers-color-scheme`).
+pub fn finish_svg(svg: &str, meta: &Meta) -> String {
+    let Some(open_end) = svg.find("<svg").and_then(|s| svg[s..].find('>').map(|e| s + e)) else {
+        return svg.to_string();
+    };
+    let style = format!(
+        "<style>[fill=\"{ink}\"]{{fill:#1f2328}}[stroke=\"{ink}\"]{{stroke:#1f2328}}\
+         [fill=\"{faint}\"]{{fill:#59636e}}[stroke=\"{faint}\"]{{stroke:#8c959f}}\
+         @media (prefers-color-scheme: dark){{[fill=\"{ink}\"]{{fill:#e6edf3}}[stroke=\"{ink}\"]{{stroke:#e6edf3}}\
+         [fill=\"{faint}\"]{{fill:#9198a1}}[stroke=\"{faint}\"]{{stroke:#6e7681}}}}</style>",
+        ink = palette::INK_HEX,
+        faint = palette::FAINT_HEX
+    );
+    let head = &svg[..open_end];
+    let head = if head.contains("role=") { head.to_string() } else { format!("{head} role=\"img\" aria-labelledby=\"{id}-title {id}-desc\"", id = xml_escape(meta.id)) };
+    format!(
+        "{head}><title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>{style}{}",
+        xml_escape(meta.caption),
+        xml_escape(meta.alt),
+        &svg[open_end + 1..],
+        id = xml_escape(meta.id)
+    )
+}
+
+/// The numbers of a JSON value that must be a number or a [`Ratio`](crate::census::Ratio)
+/// object, as `f64` for drawing; `None` for null.
+pub fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::Object(m) => {
+            let n = m.get("num")?.as_f64()?;
+            let d = m.get("den")?.as_f64()?;
+            (d != 0.0).then_some(n / d)
+        }
+        _ => None,
+    }
+}

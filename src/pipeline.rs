@@ -1,0 +1,429 @@
+//! The pipeline: load → plan → compute → check → render → write.
+//!
+//! Each stage is a function from the previous stage's data to its own, collecting
+//! diagnostics rather than stopping at the first. `check` runs every stage but `write`;
+//! `build` runs them all; `watch` reruns them on a change, keeping computed results in
+//! memory so that an edit to prose recomputes nothing.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::cache::{self, Cache};
+use crate::census::{self, Ctx, DynCensus, PrepareError, Prepared};
+use crate::check::{self, Bound, ClaimReport};
+use crate::content::{self, locate_keys, offset_of, Essay};
+use crate::diag::{Diagnostic, Sources};
+use crate::site::config::{self, Config};
+use crate::site::output::Output;
+
+/// The site's sources, loaded.
+pub struct Loaded {
+    /// The site root.
+    pub root: PathBuf,
+    /// The configuration (defaults when it failed to load; see `diags`).
+    pub config: Config,
+    /// Essays that loaded, sorted by slug.
+    pub essays: Vec<Essay>,
+    /// Texts of every file a diagnostic may point into.
+    pub sources: Sources,
+    /// Problems found while loading.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Load the configuration and every essay under `root/essays`.
+pub fn load(root: &Path) -> Loaded {
+    let mut sources = Sources::new();
+    let mut diags = Vec::new();
+    let config = match Config::load(root) {
+        Ok((c, text)) => {
+            if let Some(t) = text {
+                sources.add(config::FILE, t);
+            }
+            c
+        }
+        Err((d, text)) => {
+            if let Some(t) = text {
+                sources.add(config::FILE, t);
+            }
+            diags.push(d);
+            Config::default()
+        }
+    };
+    let (essays, d) = content::load_dir(root, &root.join("essays"));
+    diags.extend(d);
+    for e in &essays {
+        sources.add(e.file.clone(), e.source.clone());
+    }
+    // Files that failed to parse still need their text for diagnostics.
+    for d in &diags {
+        if sources.get(&d.file).is_none() {
+            if let Ok(t) = std::fs::read_to_string(root.join(&d.file)) {
+                sources.add(d.file.clone(), t);
+            }
+        }
+    }
+    Loaded { root: root.to_path_buf(), config, essays, sources, diags }
+}
+
+/// One distinct census call (calls with equal keys in several essays run once).
+pub struct Call {
+    /// Cache key.
+    pub key: String,
+    /// The census.
+    pub census: &'static dyn DynCensus,
+    /// Parsed and validated parameters.
+    pub prepared: Prepared,
+    /// Fingerprint of the census's sources.
+    pub fingerprint: String,
+}
+
+/// The calls to run and, per essay, which call each id is bound to.
+pub struct Plan {
+    /// Distinct calls, in first-use order.
+    pub calls: Vec<Call>,
+    /// Per essay (same order as `Loaded::essays`): id → index into `calls`.
+    pub bindings: Vec<BTreeMap<String, usize>>,
+    /// Problems: unknown census, bad parameters, cost over budget.
+    pub diags: Vec<Diagnostic>,
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn line_span(content: &str, block: &content::scan::FencedBlock, at: usize) -> std::ops::Range<usize> {
+    let end = content[at..].find('\n').map(|n| at + n).unwrap_or(content.len());
+    let end = at + content[at..end].trim_end().len();
+    block.source_offset(at)..block.source_offset(end.max(at + 1))
+}
+
+/// Plan the census calls of every essay: look each census up, prepare its parameters,
+/// refuse calls over `config.budget`, and dedupe by cache key.
+pub fn plan(loaded: &Loaded) -> Plan {
+    let mut calls: Vec<Call> = Vec::new();
+    let mut bindings = Vec::new();
+    let mut diags = Vec::new();
+    for essay in &loaded.essays {
+        let mut bind = BTreeMap::new();
+        for c in &essay.calls {
+            let Some(census) = census::lookup(&c.run) else {
+                let names = census::names();
+                let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
+                let hint = match best {
+                    Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
+                    None => format!("censuses: {}", names.join(", ")),
+                };
+                diags.push(Diagnostic::error(&essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run)).with_label("not a registered census").with_hint(hint));
+                continue;
+            };
+            let content = &c.block.content;
+            let prepared = match census.prepare(content) {
+                Ok(p) => p,
+                Err(PrepareError::Shape { message, line, column }) => {
+                    let at = match (line, column) {
+                        (Some(l), Some(col)) => offset_of(content, l, col),
+                        _ => locate_keys(content, &["with"]).unwrap_or(0),
+                    };
+                    diags.push(
+                        Diagnostic::error(&essay.file, line_span(content, &c.block, at), format!("bad parameters for `{}`: {message}", c.run))
+                            .with_label("here")
+                            .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
+                    );
+                    continue;
+                }
+                Err(PrepareError::Limit(pe)) => {
+                    let mut keys = vec!["with"];
+                    keys.extend(pe.path.iter().map(String::as_str));
+                    let at = locate_keys(content, &keys).unwrap_or(0);
+                    let mut d = Diagnostic::error(&essay.file, line_span(content, &c.block, at), format!("parameter out of range for `{}`: {}", c.run, pe.message)).with_label("this parameter");
+                    if let Some(h) = pe.hint {
+                        d = d.with_hint(h);
+                    }
+                    diags.push(d);
+                    continue;
+                }
+            };
+            if prepared.cost > loaded.config.budget {
+                let at = locate_keys(content, &["with"]).unwrap_or(0);
+                diags.push(
+                    Diagnostic::error(&essay.file, line_span(content, &c.block, at), format!("`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}", c.run, prepared.cost as f64, loaded.config.budget as f64))
+                        .with_label("too costly to run")
+                        .with_hint(format!("make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}", census.cost_model())),
+                );
+                continue;
+            }
+            let fingerprint = crate::fingerprint::of_sources(census.sources());
+            let key = cache::key(census.name(), &prepared.params, &fingerprint);
+            let idx = match calls.iter().position(|k| k.key == key) {
+                Some(i) => i,
+                None => {
+                    calls.push(Call { key, census, prepared, fingerprint });
+                    calls.len() - 1
+                }
+            };
+            bind.insert(c.id.clone(), idx);
+        }
+        bindings.push(bind);
+    }
+    Plan { calls, bindings, diags }
+}
+
+/// How many calls ran and how many came from a cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Distinct calls planned.
+    pub calls: usize,
+    /// Calls computed in this run.
+    pub ran: usize,
+    /// Calls answered from the on-disk cache.
+    pub cached: usize,
+    /// Calls answered from memory (watch mode).
+    pub remembered: usize,
+}
+
+/// Results of the planned calls, by call index (`None`: cancelled or failed).
+pub struct Results {
+    /// One per call.
+    pub values: Vec<Option<Arc<Value>>>,
+    /// Counts.
+    pub stats: Stats,
+    /// Problems (a failed cache write is a warning).
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Options for [`compute`].
+pub struct ComputeOptions<'a> {
+    /// The on-disk cache.
+    pub cache: &'a Cache,
+    /// Results kept in memory across runs (watch mode), by key.
+    pub memory: Option<&'a Mutex<HashMap<String, Arc<Value>>>>,
+    /// Show progress bars for long calls (on a terminal, outside CI).
+    pub progress: bool,
+    /// Set to stop running calls at their next checkpoint.
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// True when progress bars may be drawn: stderr is a terminal and `CI` is not set.
+pub fn progress_allowed() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+/// Run every planned call not in memory or the cache, in parallel; store new results.
+pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
+    let multi = indicatif::MultiProgress::new();
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let cached = std::sync::atomic::AtomicUsize::new(0);
+    let remembered = std::sync::atomic::AtomicUsize::new(0);
+    let diags = Mutex::new(Vec::new());
+    let values: Vec<Option<Arc<Value>>> = plan
+        .calls
+        .par_iter()
+        .map(|call| {
+            if let Some(mem) = opts.memory {
+                if let Some(v) = mem.lock().ok().and_then(|m| m.get(&call.key).cloned()) {
+                    remembered.fetch_add(1, Ordering::Relaxed);
+                    return Some(v);
+                }
+            }
+            let name = call.census.name();
+            if let Some(v) = opts.cache.get(&call.key, name, &call.prepared.params, &call.fingerprint) {
+                cached.fetch_add(1, Ordering::Relaxed);
+                let v = Arc::new(v);
+                if let Some(mem) = opts.memory {
+                    if let Ok(mut m) = mem.lock() {
+                        m.insert(call.key.clone(), v.clone());
+                    }
+                }
+                return Some(v);
+            }
+            let started = Instant::now();
+            let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
+            let progress: Option<Arc<census::ProgressFn>> = if opts.progress {
+                let bar = bar.clone();
+                let multi = multi.clone();
+                let label = format!("{name} {}", serde_json::to_string(&call.prepared.params).unwrap_or_default());
+                Some(Arc::new(move |done: u64, total: u64| {
+                    if started.elapsed().as_millis() < 1000 {
+                        return;
+                    }
+                    if let Ok(mut b) = bar.lock() {
+                        let pb = b.get_or_insert_with(|| {
+                            let pb = multi.add(indicatif::ProgressBar::new(total));
+                            pb.set_style(
+                                indicatif::ProgressStyle::with_template("{msg:40!} [{bar:30}] {percent:>3}% {elapsed}")
+                                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                            );
+                            pb.set_message(label.clone());
+                            pb
+                        });
+                        pb.set_length(total);
+                        pb.set_position(done);
+                    }
+                }))
+            } else {
+                None
+            };
+            let ctx = Ctx::with(opts.cancel.clone(), progress);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.prepared.run(&ctx)));
+            if let Ok(mut b) = bar.lock() {
+                if let Some(pb) = b.take() {
+                    pb.finish_and_clear();
+                }
+            }
+            match outcome {
+                Ok(Ok(v)) => {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    if let Err(e) = opts.cache.put(&call.key, name, &call.prepared.params, &call.fingerprint, &v) {
+                        if let Ok(mut d) = diags.lock() {
+                            d.push(Diagnostic::warning(".countersign-cache", 0..0, format!("cannot store a result in the cache: {e}")));
+                        }
+                    }
+                    let v = Arc::new(v);
+                    if let Some(mem) = opts.memory {
+                        if let Ok(mut m) = mem.lock() {
+                            m.insert(call.key.clone(), v.clone());
+                        }
+                    }
+                    Some(v)
+                }
+                Ok(Err(census::Cancelled)) => None,
+                Err(panic) => {
+                    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                    if let Ok(mut d) = diags.lock() {
+                        d.push(
+                            Diagnostic::error("countersign", 0..0, format!("census `{name}` failed with {} : {msg}", serde_json::to_string(&call.prepared.params).unwrap_or_default()))
+                                .with_hint("this is a bug in countersign's solver; please report it with these parameters"),
+                        );
+                    }
+                    None
+                }
+            }
+        })
+        .collect();
+    let stats = Stats {
+        calls: plan.calls.len(),
+        ran: ran.into_inner(),
+        cached: cached.into_inner(),
+        remembered: remembered.into_inner(),
+    };
+    Results { values, stats, diags: diags.into_inner().unwrap_or_default() }
+}
+
+/// Per essay: the bound results, their fingerprints, and the claim reports.
+pub struct Checked {
+    /// Per essay: id → bound result.
+    pub bound: Vec<BTreeMap<String, Bound>>,
+    /// Per essay: id → fingerprint.
+    pub fingerprints: Vec<BTreeMap<String, String>>,
+    /// Per essay: one report per claim.
+    pub reports: Vec<Vec<ClaimReport>>,
+    /// Claim diagnostics.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Check every claim of every essay against the computed results.
+pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
+    let mut out = Checked { bound: Vec::new(), fingerprints: Vec::new(), reports: Vec::new(), diags: Vec::new() };
+    for (i, essay) in loaded.essays.iter().enumerate() {
+        let mut bound = BTreeMap::new();
+        let mut fps = BTreeMap::new();
+        for (id, &ci) in &plan.bindings[i] {
+            let call = &plan.calls[ci];
+            if let Some(v) = &results.values[ci] {
+                bound.insert(id.clone(), Bound { id: id.clone(), census: call.census.name().to_string(), params: call.prepared.params.clone(), result: v.clone() });
+                fps.insert(id.clone(), call.fingerprint.clone());
+            }
+        }
+        // Claims on ids whose call failed to plan were already reported; skip them.
+        let failed_ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).collect();
+        let (reports, diags) = check::check_essay(essay, &bound);
+        out.diags.extend(diags.into_iter().filter(|d| {
+            !(d.message.starts_with("no census result is bound to") && failed_ids.iter().any(|id| d.message.contains(&format!("`{id}`"))))
+        }));
+        out.bound.push(bound);
+        out.fingerprints.push(fps);
+        out.reports.push(reports);
+    }
+    out
+}
+
+/// Options for a whole run.
+pub struct RunOptions {
+    /// The site root.
+    pub root: PathBuf,
+    /// Use the on-disk cache under `root/.countersign-cache`.
+    pub use_cache: bool,
+    /// Draw progress bars for long calls.
+    pub progress: bool,
+    /// Render pages (`build`, `watch`); `check` stops after checking.
+    pub render: bool,
+}
+
+/// Everything a run produced.
+pub struct Run {
+    /// The loaded site.
+    pub loaded: Loaded,
+    /// Call counts.
+    pub stats: Stats,
+    /// Claim reports per essay.
+    pub checked: Option<Checked>,
+    /// The rendered site, when asked for and when nothing failed.
+    pub output: Option<Output>,
+    /// Every diagnostic, in stage order.
+    pub diags: Vec<Diagnostic>,
+}
+
+impl Run {
+    /// True when no diagnostic is an error.
+    pub fn ok(&self) -> bool {
+        !self.diags.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// The cache folder of a site.
+pub fn cache_dir(root: &Path) -> PathBuf {
+    root.join(".countersign-cache")
+}
+
+/// Load, plan, compute, check and (when `opts.render`) render a site.
+pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
+    let loaded = load(&opts.root);
+    let plan = plan(&loaded);
+    let cache = if opts.use_cache { Cache::at(cache_dir(&opts.root)) } else { Cache::disabled() };
+    let results = compute(&plan, &ComputeOptions { cache: &cache, memory, progress: opts.progress, cancel: Arc::new(AtomicBool::new(false)) });
+    let checked = check(&loaded, &plan, &results);
+    let mut diags = loaded.diags.clone();
+    diags.extend(plan.diags.iter().cloned());
+    diags.extend(results.diags.iter().cloned());
+    diags.extend(checked.diags.iter().cloned());
+    let mut output = None;
+    if opts.render {
+        let mut out = Output::default();
+        let inputs: Vec<crate::render::EssayInput> = loaded
+            .essays
+            .iter()
+            .enumerate()
+            .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
+            .collect();
+        let d = crate::render::render_site(&opts.root, &loaded.config, &inputs, &mut out);
+        diags.extend(d);
+        output = Some(out);
+    }
+    Run { stats: results.stats, loaded, checked: Some(checked), output, diags }
+}

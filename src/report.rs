@@ -1,0 +1,36 @@
+//! The machine-readable report of `countersign check --format json`. Its schema is
+//! `docs/report.schema.json` (tested).
+
+use serde_json::{json, Value};
+
+use crate::check::ClaimReport;
+use crate::diag::Diagnostic;
+use crate::pipeline::Run;
+
+/// Version of the report format.
+pub const VERSION: u32 = 1;
+
+/// The report: `ok`, call statistics, every claim (file, line, column, stated, computed,
+/// census call, status) and every diagnostic (file, line, column, message, notes).
+pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
+    let ok = !diags.iter().any(Diagnostic::is_error);
+    let diagnostics: Vec<Value> = diags
+        .iter()
+        .map(|d| {
+            let (line, column) = run.loaded.sources.position(d);
+            json!({
+                "severity": if d.is_error() { "error" } else { "warning" },
+                "file": d.file, "line": line, "column": column,
+                "message": d.message, "label": d.label, "notes": d.notes,
+            })
+        })
+        .collect();
+    json!({
+        "version": VERSION,
+        "ok": ok,
+        "essays": run.loaded.essays.len(),
+        "stats": run.stats,
+        "claims": reports,
+        "diagnostics": diagnostics,
+    })
+}

@@ -1,0 +1,109 @@
+//! The site configuration, `countersign.yaml` at the site root.
+//!
+//! ```yaml
+//! title: Positions and their values     # the site's title
+//! base_url: https://example.org/essays  # canonical URLs, the feed and the sitemap
+//! budget: 200000000000                  # largest census cost (elementary steps) a build runs
+//! math:
+//!   macros:                             # LaTeX macros for every essay's math
+//!     xor: \oplus
+//! planned: [The move that gives counters back]   # essays linked to before they exist
+//! ```
+//!
+//! Every key is optional; a folder of essays with no config builds with the defaults.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::diag::Diagnostic;
+
+/// The default census budget: 2·10^11 elementary steps (a few minutes of one core).
+pub const DEFAULT_BUDGET: u64 = 200_000_000_000;
+
+/// Math settings.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MathConfig {
+    /// LaTeX macros, name (without backslash) → expansion (`#1` for arguments).
+    #[serde(default)]
+    pub macros: BTreeMap<String, String>,
+}
+
+/// The site configuration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The site's title.
+    #[serde(default = "default_title")]
+    pub title: String,
+    /// Absolute URL the site is served from, without a trailing slash.
+    #[serde(default)]
+    pub base_url: String,
+    /// One line describing the site, for the index and the feed.
+    #[serde(default)]
+    pub description: String,
+    /// Largest census cost a build runs; calls estimated above it are refused.
+    #[serde(default = "default_budget")]
+    pub budget: u64,
+    /// Math settings.
+    #[serde(default)]
+    pub math: MathConfig,
+    /// Titles of essays that may be linked to before they exist.
+    #[serde(default)]
+    pub planned: Vec<String>,
+}
+
+fn default_title() -> String {
+    "Essays".into()
+}
+
+fn default_budget() -> u64 {
+    DEFAULT_BUDGET
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        crate::yaml::from_str("{}").expect("defaults")
+    }
+}
+
+/// File name of the configuration at the site root.
+pub const FILE: &str = "countersign.yaml";
+
+impl Config {
+    /// Read `root/countersign.yaml`; a missing file gives the defaults. Errors (bad YAML,
+    /// unknown keys) are diagnostics at their line; the source is returned for rendering.
+    pub fn load(root: &Path) -> Result<(Config, Option<String>), (Diagnostic, Option<String>)> {
+        let path = root.join(FILE);
+        let text = match std::fs::read(&path) {
+            Ok(b) => match String::from_utf8(b) {
+                Ok(t) => t,
+                Err(_) => return Err((Diagnostic::error(FILE, 0..0, "countersign.yaml is not UTF-8"), None)),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Config::default(), None)),
+            Err(e) => return Err((Diagnostic::error(FILE, 0..0, format!("cannot read: {e}")), None)),
+        };
+        if text.trim().is_empty() {
+            return Ok((Config::default(), Some(text)));
+        }
+        match crate::yaml::from_str::<Config>(&text) {
+            Ok(mut c) => {
+                c.base_url = c.base_url.trim_end_matches('/').to_string();
+                Ok((c, Some(text)))
+            }
+            Err(e) => {
+                let at = match (e.line, e.column) {
+                    (Some(l), Some(col)) => crate::content::offset_of(&text, l, col),
+                    _ => 0,
+                };
+                Err((
+                    Diagnostic::error(FILE, at..at + 1, format!("in the site configuration: {}", e.message))
+                        .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
+                    Some(text),
+                ))
+            }
+        }
+    }
+}
