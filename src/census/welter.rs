@@ -36,6 +36,12 @@ use crate::games::welter::{
     pairwise_sum, Position, Recursion, MAX_SQUARES,
 };
 
+/// Most positions one coin count may survey: C(n, k) ≤ 2^22 (4,194,304). The plain
+/// recursion keeps every position of a row in memory (about 50 bytes each at peak, so
+/// about 200 MB at the limit); a row over it is refused by [`Census::validate`] even when
+/// its cost is under the site's budget.
+pub const MAX_ROW_POSITIONS: u64 = 1 << 22;
+
 /// Most positions a `probe` list may name.
 pub const MAX_PROBES: usize = 64;
 
@@ -44,7 +50,8 @@ pub const MAX_PROBES: usize = 64;
 #[serde(deny_unknown_fields)]
 pub struct WelterParams {
     /// Coin count `k` → number of squares `n`: survey every position with `k` coins on
-    /// squares `0..n`. At least one entry; `1 ≤ k ≤ n ≤ 64`.
+    /// squares `0..n`. At least one entry; `1 ≤ k ≤ n ≤ 64` and C(n, k) ≤
+    /// [`MAX_ROW_POSITIONS`].
     pub coins: BTreeMap<u32, u32>,
     /// Positions to value individually, each a list of distinct squares below 64 (any
     /// order; the empty list is the empty board). At most [`MAX_PROBES`]. Optional.
@@ -289,7 +296,7 @@ impl Census for WelterCensus {
             name: "coins",
             shape: "map of integer → integer",
             doc: "coin count k → number of squares n: every position with k coins on squares 0..n; \
-                  at least one entry, 1 ≤ k ≤ n ≤ 64",
+                  at least one entry, 1 ≤ k ≤ n ≤ 64, C(n, k) ≤ 4,194,304 positions per entry",
         },
         ParamDoc {
             name: "probe",
@@ -324,6 +331,14 @@ impl Census for WelterCensus {
                     format!("{k} coins need at least {k} squares, got {n}"),
                 )
                 .hint("two coins may never share a square"));
+            }
+            let rows = binom(n, k);
+            if rows > MAX_ROW_POSITIONS {
+                return Err(ParamError::at(
+                    &["coins", &key],
+                    format!("{k} coins on {n} squares is {rows} positions, over the limit of {MAX_ROW_POSITIONS}"),
+                )
+                .hint("the plain recursion holds a whole row in memory; use fewer squares"));
             }
         }
         if params.probe.len() > MAX_PROBES {
@@ -583,6 +598,8 @@ mod tests {
         p.probe = vec![vec![1]; MAX_PROBES + 1];
         assert_eq!(err(&p), vec!["probe"]);
         assert!(WelterCensus::validate(&params(&[(64, 64), (1, 64)])).is_ok());
+        assert!(WelterCensus::validate(&params(&[(6, 40)])).is_ok(), "3,838,380 positions");
+        assert_eq!(err(&params(&[(8, 32)])), vec!["coins", "8"], "10,518,300 positions");
     }
 
     #[test]
@@ -600,6 +617,9 @@ mod tests {
         // 20 coins on 64 squares: C(64, 20) ≈ 2·10^16 positions, each with 880 options.
         let huge = WelterCensus::cost(&params(&[(20, 64)]));
         assert!(huge >= 1u64 << 60, "cost {huge} would let 20 coins on 64 squares run");
+        // Over any budget a site can set short of u64::MAX, and refused by the row limit too.
+        assert_eq!(huge, u64::MAX);
+        assert!(WelterCensus::validate(&params(&[(20, 64)])).is_err());
         let small = WelterCensus::cost(&params(&[(1, 12), (2, 11), (3, 10), (4, 9), (5, 9), (6, 9)]));
         assert!(small < 10_000_000, "the seed census costs {small}");
         assert!(small > 523, "every position costs at least a step");
@@ -623,17 +643,18 @@ mod tests {
 
     #[test]
     fn parameters_come_from_yaml_through_the_registry() {
+        let block = |with: &str| format!("id: t\nrun: welter.census\nwith: {with}\n");
         let entry = lookup("welter.census").expect("registered");
-        let prepared = entry.prepare("{ coins: { 2: 6, 1: 3 } }").expect("valid");
+        let prepared = entry.prepare(&block("{ coins: { 2: 6, 1: 3 } }")).expect("valid");
         assert_eq!(prepared.params, serde_json::json!({ "coins": { "1": 3, "2": 6 } }));
         let out = prepared.run(&Ctx::new()).expect("runs");
         assert_eq!(out["positions"]["2"], 15);
         assert_eq!(out["by_coins"]["2"]["zero"], 3);
         assert_eq!(out["grid"][0][1], 0);
         assert!(out["grid"][1][0].is_null());
-        assert!(matches!(entry.prepare("{ coins: { 2: 6 }, squares: 3 }"), Err(PrepareError::Shape { .. })));
-        assert!(matches!(entry.prepare("{ coins: { 2: -6 } }"), Err(PrepareError::Shape { .. })));
-        assert!(matches!(entry.prepare("{ coins: { 9: 6 } }"), Err(PrepareError::Limit(_))));
+        assert!(matches!(entry.prepare(&block("{ coins: { 2: 6 }, squares: 3 }")), Err(PrepareError::Shape { .. })));
+        assert!(matches!(entry.prepare(&block("{ coins: { 2: -6 } }")), Err(PrepareError::Shape { .. })));
+        assert!(matches!(entry.prepare(&block("{ coins: { 9: 6 } }")), Err(PrepareError::Limit(_))));
     }
 
     #[test]
