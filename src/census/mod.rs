@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 // One module per game; each adds its line here and its entries to REGISTRY.
 pub mod moore;
 pub mod sylver;
+pub mod welter;
 pub mod welter_matchings;
 pub mod held_pass;
 
@@ -336,6 +337,7 @@ pub static REGISTRY: &[&dyn DynCensus] = &[
     &Entry::<moore::MooreCapped>::new(),
     &Entry::<sylver::SylverCensus>::new(),
     &Entry::<sylver::SylverPosition>::new(),
+    &Entry::<welter::WelterCensus>::new(),
     &Entry::<welter_matchings::WelterMatchings>::new(),
     &Entry::<welter_matchings::WelterPosition>::new(),
     &Entry::<held_pass::HeldPassHeaps>::new(),
