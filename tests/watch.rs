@@ -377,3 +377,22 @@ fn ipv6_serves_and_streams_reload_events() {
     // The event comes once the new snapshot is in place.
     assert!(s.page("/small/").contains("Over IPv6, there are"));
 }
+
+#[test]
+fn a_census_edited_while_it_runs_is_cancelled() {
+    let s = start();
+    let g = s.generation();
+    // A call that takes many seconds: the build is busy computing it...
+    let text = s.read(ESSAY);
+    s.write(ESSAY, &text.replacen("max_genus: 4", "max_genus: 24", 1));
+    s.wait_until(|| s.status()["building"] == true);
+    // ...when the block is put back: that call is no longer asked for, so it is cancelled
+    // and the next build served is the one with the restored block.
+    s.write(ESSAY, &text.replacen("There are", "Restored, there are", 1));
+    s.wait_until(|| s.get("/small/").2.contains("Restored, there are"));
+    let st = s.status();
+    assert_eq!(st["cancelled"], 1, "{st}");
+    assert_eq!(st["generation"], g + 1, "the cancelled build was published: {st}");
+    assert_eq!(st["ok"], true, "{st}");
+    assert_eq!(st["stats"]["ran"], 0, "{st}");
+}

@@ -16,7 +16,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use notify::event::{EventKind, ModifyKind, RemoveKind};
@@ -68,14 +67,12 @@ pub struct Watch {
 }
 
 impl Watch {
-    /// Start watching the site at `root` (canonical); events go to `tx`.
+    /// Start watching the site at `root` (canonical); every event is passed to `on_event`.
     ///
     /// Errors: the watcher cannot start or the root cannot be watched (e.g. the inotify
     /// watch limit is reached).
-    pub fn new(root: &Path, tx: Sender<notify::Result<Event>>) -> notify::Result<Watch> {
-        let mut watcher = notify::recommended_watcher(move |ev| {
-            let _ = tx.send(ev);
-        })?;
+    pub fn new(root: &Path, on_event: impl Fn(notify::Result<Event>) + Send + 'static) -> notify::Result<Watch> {
+        let mut watcher = notify::recommended_watcher(move |ev| on_event(ev))?;
         watcher.watch(root, RecursiveMode::NonRecursive)?;
         let mut w = Watch { watcher, root: root.to_path_buf(), folders: BTreeSet::new(), outside: BTreeSet::new(), targets: BTreeSet::new() };
         w.refresh();
@@ -109,7 +106,8 @@ impl Watch {
         }
         for t in &targets {
             if let Some(parent) = t.parent() {
-                if !self.outside.contains(parent) && self.watcher.watch(parent, RecursiveMode::NonRecursive).is_ok() {
+                // The root is watched already (and must never be unwatched).
+                if parent != self.root && !self.outside.contains(parent) && self.watcher.watch(parent, RecursiveMode::NonRecursive).is_ok() {
                     self.outside.insert(parent.to_path_buf());
                 }
             }
@@ -126,6 +124,9 @@ impl Watch {
     /// True when `path` is a source of the site: in a site folder or the configuration,
     /// or a symlink target, and not an editor's temporary file.
     pub fn relevant_path(&self, path: &Path) -> bool {
+        if self.targets.contains(path) {
+            return true;
+        }
         if let Ok(rel) = path.strip_prefix(&self.root) {
             let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
             let Some(first) = parts.next() else { return false };
@@ -138,7 +139,7 @@ impl Watch {
             // An editor's file anywhere on the way (a hidden folder included) is ignored.
             return !rel.components().skip(1).any(|c| ignored_name(&c.as_os_str().to_string_lossy()));
         }
-        self.targets.contains(path)
+        false
     }
 
     /// Look at one event: true when it calls for a rebuild. Notes removals in `pending`
@@ -197,8 +198,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(d.path()).unwrap();
         std::fs::create_dir(root.join("essays")).unwrap();
-        let (tx, _rx) = std::sync::mpsc::channel();
-        let w = Watch::new(&root, tx).unwrap();
+        let w = Watch::new(&root, |_| {}).unwrap();
         for p in ["essays/a.md", "essays/sub/b.md", "templates/base.html", "static/style.css", "countersign.yaml", "essays"] {
             assert!(w.relevant_path(&root.join(p)), "{p} should be relevant");
         }

@@ -4,7 +4,8 @@
 //! Routes:
 //! - `/__countersign/generation` — the number of finished builds, as text;
 //! - `/__countersign/status` — the last build as JSON (generation, ok, errors, warnings,
-//!   essays, census counts, milliseconds);
+//!   essays, census counts, milliseconds, builds cancelled), whether a build is running
+//!   (past planning), and the number of pages listening;
 //! - `/__countersign/events` — server-sent events: the current generation on connecting,
 //!   then each new one once its snapshot is in place (a comment every 15 s keeps the
 //!   connection alive);
@@ -18,6 +19,7 @@
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -200,7 +202,17 @@ fn plain_page(title: &str, text: &str) -> String {
     )
 }
 
+struct Listening<'a>(&'a State);
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.0.listeners.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 fn events(stream: &mut TcpStream, state: &State) -> io::Result<()> {
+    state.listeners.fetch_add(1, Ordering::Relaxed);
+    let _listening = Listening(state);
     stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\nretry: 500\n\n")?;
     let mut seen = state.current().generation;
     stream.write_all(format!("data: {seen}\n\n").as_bytes())?;
@@ -231,7 +243,14 @@ fn handle(mut stream: TcpStream, state: &State) -> io::Result<()> {
     let snap = state.current();
     match path.as_str() {
         "__countersign/generation" => return respond(&mut stream, "200 OK", "text/plain; charset=utf-8", format!("{}\n", snap.generation).as_bytes(), head_only, ""),
-        "__countersign/status" => return respond(&mut stream, "200 OK", "application/json", format!("{}\n", snap.status).as_bytes(), head_only, ""),
+        "__countersign/status" => {
+            let mut status = snap.status.clone();
+            if let Some(o) = status.as_object_mut() {
+                o.insert("listeners".into(), state.listeners.load(Ordering::Relaxed).into());
+                o.insert("building".into(), state.running().is_some().into());
+            }
+            return respond(&mut stream, "200 OK", "application/json", format!("{status}\n").as_bytes(), head_only, "");
+        }
         "__countersign/events" if !head_only => return events(&mut stream, state),
         _ => {}
     }

@@ -28,13 +28,15 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::diag::Diagnostic;
-use crate::pipeline::{self, RunOptions};
+use crate::cache::Cache;
+use crate::pipeline::{self, ComputeOptions};
 use crate::site::output::Output;
 
 /// What `countersign watch` was asked for.
@@ -70,6 +72,10 @@ pub struct Snapshot {
 pub struct State {
     current: Mutex<Arc<Snapshot>>,
     changed: Condvar,
+    /// Open reload channels (pages listening), reported by `/__countersign/status`.
+    pub listeners: std::sync::atomic::AtomicUsize,
+    /// Cache keys of the calls planned by the build in progress (`None`: no build running).
+    running: Mutex<Option<Vec<String>>>,
 }
 
 impl State {
@@ -89,6 +95,22 @@ impl State {
             Err(p) => *p.into_inner() = snap,
         }
         self.changed.notify_all();
+    }
+
+    /// Record the calls of the build in progress (`None` when it ends).
+    pub fn set_running(&self, keys: Option<Vec<String>>) {
+        match self.running.lock() {
+            Ok(mut g) => *g = keys,
+            Err(p) => *p.into_inner() = keys,
+        }
+    }
+
+    /// The calls of the build in progress, if one is past planning.
+    pub fn running(&self) -> Option<Vec<String>> {
+        match self.running.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
     }
 
     /// Wait until a snapshot newer than generation `seen` is served, or `timeout` passes;
@@ -113,6 +135,7 @@ pub struct Builder {
     last_good: Option<Arc<Output>>,
     generation: u64,
     failing: bool,
+    cancelled: u64,
     color: bool,
 }
 
@@ -133,17 +156,40 @@ fn plural(n: usize, one: &str) -> String {
 impl Builder {
     /// A builder for the site at `root` (canonical), with nothing remembered yet.
     pub fn new(root: PathBuf, color: bool) -> Builder {
-        Builder { root, memory: Mutex::new(HashMap::new()), last_good: None, generation: 0, failing: false, color }
+        Builder { root, memory: Mutex::new(HashMap::new()), last_good: None, generation: 0, failing: false, cancelled: 0, color }
     }
 
-    /// Build the site once. A build with an error serves the last good output under the
-    /// overlay (before any good build: what this build rendered, if anything).
-    pub fn build(&mut self) -> Built {
+    /// Build the site once: the stages of [`pipeline::run`] (load, plan, compute, check,
+    /// render), with census results kept in memory and a `cancel` flag that stops running
+    /// census calls at their next checkpoint. Returns `None` when cancelled (nothing is
+    /// published; calls that finished stay remembered). A build with an error serves the
+    /// last good output under the overlay (before any good build: what it rendered).
+    pub fn build(&mut self, state: &State, cancel: &Arc<AtomicBool>) -> Option<Built> {
         let started = Instant::now();
-        let run = pipeline::run(
-            &RunOptions { root: self.root.clone(), use_cache: true, progress: pipeline::progress_allowed(), render: true },
-            Some(&self.memory),
-        );
+        let loaded = pipeline::load(&self.root);
+        let plan = pipeline::plan(&loaded);
+        state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).collect()));
+        let cache = Cache::at(pipeline::cache_dir(&self.root));
+        let results = pipeline::compute(&plan, &ComputeOptions { cache: &cache, memory: Some(&self.memory), progress: pipeline::progress_allowed(), cancel: cancel.clone() });
+        if cancel.load(Ordering::SeqCst) {
+            self.cancelled += 1;
+            return None;
+        }
+        let checked = pipeline::check(&loaded, &plan, &results);
+        let mut diags = loaded.diags.clone();
+        diags.extend(plan.diags.iter().cloned());
+        diags.extend(results.diags.iter().cloned());
+        diags.extend(checked.diags.iter().cloned());
+        let mut out = Output::default();
+        let inputs: Vec<crate::render::EssayInput> = loaded
+            .essays
+            .iter()
+            .enumerate()
+            .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
+            .collect();
+        diags.extend(crate::render::render_site(&self.root, &loaded.config, &inputs, &mut out));
+        drop(inputs);
+        let run = pipeline::Run { stats: results.stats, loaded, checked: Some(checked), output: Some(out), diags };
         self.generation += 1;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let errors = run.diags.iter().filter(|d| d.is_error()).count();
@@ -189,8 +235,9 @@ impl Builder {
             "essays": run.loaded.essays.len(),
             "stats": { "calls": s.calls, "ran": s.ran, "cached": s.cached, "remembered": s.remembered },
             "ms": (ms * 10.0).round() / 10.0,
+            "cancelled": self.cancelled,
         });
-        Built { snapshot: Snapshot { generation: self.generation, files, error, status }, printed, summary }
+        Some(Built { snapshot: Snapshot { generation: self.generation, files, error, status }, printed, summary })
     }
 }
 
@@ -265,52 +312,125 @@ pub fn main(opts: &Options) -> ExitCode {
     use std::io::Write;
     let _ = std::io::stdout().flush();
 
-    let (tx, rx) = mpsc::channel();
-    let mut watch = match changes::Watch::new(&root, tx) {
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let fs_tx = tx.clone();
+    let mut watch = match changes::Watch::new(&root, move |ev| {
+        let _ = fs_tx.send(Msg::Fs(ev));
+    }) {
         Ok(w) => w,
         Err(e) => {
             eprintln!("error: cannot watch {}: {e}", root.display());
             return ExitCode::from(1);
         }
     };
-    let mut builder = Builder::new(root.clone(), opts.color);
-    let publish = |builder: &mut Builder| {
-        let built = builder.build();
-        state.publish(built.snapshot);
-        eprint!("{}", built.printed);
-        eprintln!("{}", built.summary);
+    let spawn_build = |mut builder: Box<Builder>, cancel: Arc<AtomicBool>| {
+        let tx = tx.clone();
+        let state = state.clone();
+        std::thread::spawn(move || {
+            let built = builder.build(&state, &cancel);
+            state.set_running(None);
+            let _ = tx.send(Msg::Done(builder, built));
+        });
     };
-    publish(&mut builder);
-    if opts.open {
-        open_browser(&url);
-    }
+    let mut cancel = Arc::new(AtomicBool::new(false));
+    spawn_build(Box::new(Builder::new(root.clone(), opts.color)), cancel.clone());
+    // The builder, when no build is running.
+    let mut idle: Option<Box<Builder>> = None;
+    // Changes arrived while a build was running: build again when it ends.
+    let mut dirty = false;
+    let mut opened = !opts.open;
+    // Debouncing: (first relevant event, quiet until) while events keep coming.
+    let mut settling: Option<(Instant, Instant)> = None;
+    let mut pending = changes::Pending::default();
     loop {
-        let Ok(event) = rx.recv() else { break };
-        let mut pending = changes::Pending::default();
-        if !watch.note(&event, &mut pending) {
-            continue;
-        }
-        // Debounce: wait until the file system is quiet, so a burst is one rebuild.
-        let first = Instant::now();
-        let mut deadline = Instant::now() + QUIET;
-        loop {
-            let now = Instant::now();
-            if now >= deadline || now.duration_since(first) >= MAX_WAIT {
-                break;
-            }
-            match rx.recv_timeout(deadline - now) {
-                Ok(ev) => {
-                    if watch.note(&ev, &mut pending) {
-                        deadline = Instant::now() + QUIET;
+        let step = match settling {
+            None => rx.recv().map(Step::Msg).unwrap_or(Step::Closed),
+            Some((first, quiet)) => {
+                let until = quiet.min(first + MAX_WAIT);
+                let now = Instant::now();
+                if now >= until {
+                    Step::Settled
+                } else {
+                    match rx.recv_timeout(until - now) {
+                        Ok(m) => Step::Msg(m),
+                        Err(mpsc::RecvTimeoutError::Timeout) => Step::Settled,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => Step::Closed,
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => break,
-                Err(mpsc::RecvTimeoutError::Disconnected) => return ExitCode::SUCCESS,
+            }
+        };
+        match step {
+            Step::Closed => break,
+            Step::Msg(Msg::Fs(ev)) => {
+                if watch.note(&ev, &mut pending) {
+                    let now = Instant::now();
+                    settling = Some((settling.map_or(now, |(first, _)| first), now + QUIET));
+                }
+            }
+            Step::Settled => {
+                settling = None;
+                pending.wait_for_missing(MISSING_GRACE);
+                pending = changes::Pending::default();
+                match idle.take() {
+                    Some(builder) => {
+                        watch.refresh();
+                        cancel = Arc::new(AtomicBool::new(false));
+                        spawn_build(builder, cancel.clone());
+                    }
+                    None => {
+                        dirty = true;
+                        if stale(&root, &state) {
+                            cancel.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
+            }
+            Step::Msg(Msg::Done(builder, built)) => {
+                match built {
+                    Some(built) => {
+                        state.publish(built.snapshot);
+                        eprint!("{}", built.printed);
+                        eprintln!("{}", built.summary);
+                    }
+                    None => eprintln!("build cancelled: a census it was running is no longer asked for"),
+                }
+                if !opened {
+                    opened = true;
+                    open_browser(&url);
+                }
+                if dirty {
+                    dirty = false;
+                    watch.refresh();
+                    cancel = Arc::new(AtomicBool::new(false));
+                    spawn_build(builder, cancel.clone());
+                } else {
+                    idle = Some(builder);
+                }
             }
         }
-        pending.wait_for_missing(MISSING_GRACE);
-        watch.refresh();
-        publish(&mut builder);
     }
     ExitCode::SUCCESS
+}
+
+/// Messages to the watch loop.
+enum Msg {
+    /// A file-system event.
+    Fs(notify::Result<notify::Event>),
+    /// A build ended (`None`: cancelled); the builder comes back.
+    Done(Box<Builder>, Option<Built>),
+}
+
+enum Step {
+    Msg(Msg),
+    /// The file system has been quiet for `QUIET` (or events kept coming for `MAX_WAIT`).
+    Settled,
+    Closed,
+}
+
+/// True when the build in progress runs a census call the sources no longer ask for (a
+/// census block was edited while it ran): that build is then cancelled.
+fn stale(root: &std::path::Path, state: &State) -> bool {
+    let Some(running) = state.running() else { return false };
+    let wanted: std::collections::BTreeSet<String> = pipeline::plan(&pipeline::load(root)).calls.into_iter().map(|c| c.key).collect();
+    running.iter().any(|k| !wanted.contains(k))
 }
