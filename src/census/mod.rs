@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 // One module per game; each adds its line here and its entries to REGISTRY.
 pub mod sylver;
+pub mod welter_matchings;
 
 /// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
 /// census result. Serialized as `{"num": n, "den": d}`; the checker recognises exactly that
@@ -331,6 +332,8 @@ impl<C: Census> DynCensus for Entry<C> {
 pub static REGISTRY: &[&dyn DynCensus] = &[
     &Entry::<sylver::SylverCensus>::new(),
     &Entry::<sylver::SylverPosition>::new(),
+    &Entry::<welter_matchings::WelterMatchings>::new(),
+    &Entry::<welter_matchings::WelterPosition>::new(),
 ];
 
 /// The census named `name`, if registered.

@@ -7,6 +7,8 @@
 //! terms of the advancing operation in a special group" (1954); Conway, *On Numbers and
 //! Games*, ch. 13 (the animating function and mates).
 
+pub mod matching;
+
 use crate::games::impartial::{mex, Grundy};
 use std::collections::HashMap;
 
