@@ -396,3 +396,19 @@ fn a_census_edited_while_it_runs_is_cancelled() {
     assert_eq!(st["ok"], true, "{st}");
     assert_eq!(st["stats"]["ran"], 0, "{st}");
 }
+
+#[test]
+fn a_file_briefly_missing_mid_save_is_waited_for() {
+    let s = start();
+    let g = s.generation();
+    // A slow editor: moves the essay to its backup name, and writes the new text a moment
+    // later (longer than the watcher's quiet window, shorter than its grace for a missing file).
+    let text = s.read(ESSAY);
+    std::fs::rename(s.path(ESSAY), s.path("essays/small.md~")).unwrap();
+    std::thread::sleep(Duration::from_millis(70));
+    s.write(ESSAY, &text.replacen("There are", "Saved slowly, there are", 1));
+    s.wait_until(|| s.get("/small/").2.contains("Saved slowly, there are"));
+    let st = s.status();
+    assert_eq!(st["generation"], g + 1, "a build ran while the essay was missing: {st}");
+    assert_eq!(st["ok"], true, "{st}");
+}

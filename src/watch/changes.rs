@@ -16,7 +16,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use notify::event::{EventKind, ModifyKind, RemoveKind};
 use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
@@ -43,14 +42,11 @@ pub struct Pending {
 }
 
 impl Pending {
-    /// Wait (up to `grace`) for files removed during the window to come back: an editor
-    /// that saves by moving the old file away and writing a new one leaves the file missing
-    /// for a moment. A file still missing after `grace` was deleted.
-    pub fn wait_for_missing(&self, grace: Duration) {
-        let until = Instant::now() + grace;
-        while self.removed.iter().any(|p| !p.exists()) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+    /// True while a file removed during the window is still missing. An editor that saves
+    /// by moving the old file away and writing a new one leaves it missing for a moment;
+    /// the watch loop waits (up to `MISSING_GRACE`) for it to come back before building.
+    pub fn missing(&self) -> bool {
+        self.removed.iter().any(|p| !p.exists())
     }
 }
 

@@ -44,7 +44,7 @@ pub fn overlay(rendered: &str, generation: u64, have_good: bool) -> String {
             r#"<button type="button" onclick="this.parentNode.remove()" title="Hide until the next build" style="all:initial;float:right;cursor:pointer;font:13px system-ui,sans-serif;color:#a11b10;border:1px solid #c0261a;border-radius:4px;padding:2px 8px;background:#fff">hide</button>"#,
             r#"<div style="font-weight:700;font-size:16px;color:#a11b10;margin-bottom:6px">countersign: build {} failed with {} error{}</div>"#,
             r#"<div style="margin-bottom:10px">{}</div>"#,
-            r#"<pre style="margin:0;white-space:pre-wrap;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#1d1d1d;background:#fff;border:1px solid #e6b8b3;padding:10px;border-radius:4px">{}</pre></div>"#
+            r#"<pre style="margin:0;white-space:pre;overflow-x:auto;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#1d1d1d;background:#fff;border:1px solid #e6b8b3;padding:10px;border-radius:4px">{}</pre></div>"#
         ),
         generation,
         errors.max(1),

@@ -342,6 +342,8 @@ pub fn main(opts: &Options) -> ExitCode {
     // Debouncing: (first relevant event, quiet until) while events keep coming.
     let mut settling: Option<(Instant, Instant)> = None;
     let mut pending = changes::Pending::default();
+    // Since when a removed file has been waited for.
+    let mut grace: Option<Instant> = None;
     loop {
         let step = match settling {
             None => rx.recv().map(Step::Msg).unwrap_or(Step::Closed),
@@ -369,7 +371,13 @@ pub fn main(opts: &Options) -> ExitCode {
             }
             Step::Settled => {
                 settling = None;
-                pending.wait_for_missing(MISSING_GRACE);
+                if pending.missing() && grace.get_or_insert_with(Instant::now).elapsed() < MISSING_GRACE {
+                    // A file removed mid-save: look again shortly (events still count).
+                    let now = Instant::now();
+                    settling = Some((now, now + Duration::from_millis(5)));
+                    continue;
+                }
+                grace = None;
                 pending = changes::Pending::default();
                 match idle.take() {
                     Some(builder) => {
