@@ -6,8 +6,11 @@
 //! - [`changes`] watches `essays/`, `templates/`, `static/` and `countersign.yaml` (never
 //!   `public/`, `.countersign-cache/` or `target/`), ignores editors' swap and backup files
 //!   and merges a burst of events into one rebuild.
-//! - Census results stay in memory between builds (the `memory` argument of
-//!   [`pipeline::run`]), so an edit to prose recomputes no census.
+//! - Builds run in a worker thread, through the stages of [`pipeline::run`] with a results
+//!   memory (the `memory` of [`pipeline::ComputeOptions`]), so an edit to prose recomputes
+//!   no census. Changes saved during a build start another once it ends; when they drop a
+//!   census call the running build is computing (a census block edited mid-run), that
+//!   build is cancelled at the call's next checkpoint and never published.
 //! - A build with errors keeps the last good pages served and lays an element with id
 //!   `countersign-error` over every page, showing the diagnostics as the terminal does
 //!   (file:line:column, stated against computed); the next good build removes it.
@@ -18,6 +21,8 @@
 //! - `GET /__countersign/generation` answers the number of finished builds (tests and
 //!   `scripts/watch-latency` wait on it); `GET /__countersign/status` answers it with the
 //!   outcome and census counts of the last build, as JSON.
+//! - Ctrl-C (SIGINT) or SIGTERM stops the process at once, which is clean: watch mode
+//!   writes nothing but cache entries, each written to a temporary file and renamed.
 
 pub mod changes;
 pub mod http;
