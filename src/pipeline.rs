@@ -401,12 +401,37 @@ pub fn cache_dir(root: &Path) -> PathBuf {
     root.join(".countersign-cache")
 }
 
+/// What a caller may add to a run: results kept in memory, a cancellation flag, and a
+/// hook called with the plan before anything is computed (watch mode uses it to learn
+/// which calls a build needs).
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Results kept in memory across runs, by cache key.
+    pub memory: Option<&'a Mutex<HashMap<String, Arc<Value>>>>,
+    /// Set to stop the run's census calls at their next checkpoint.
+    pub cancel: Arc<AtomicBool>,
+    /// Called once the calls are planned.
+    pub on_plan: Option<&'a dyn Fn(&Plan)>,
+}
+
 /// Load, plan, compute, check and (when `opts.render`) render a site.
 pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
+    run_with(opts, &Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
+}
+
+/// [`run`] with [`Hooks`]; `None` when `hooks.cancel` was set before the census calls
+/// finished (nothing after them is done).
+pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
     let loaded = load(&opts.root);
     let plan = plan(&loaded);
+    if let Some(f) = hooks.on_plan {
+        f(&plan);
+    }
     let cache = if opts.use_cache { Cache::at(cache_dir(&opts.root)) } else { Cache::disabled() };
-    let results = compute(&plan, &ComputeOptions { cache: &cache, memory, progress: opts.progress, cancel: Arc::new(AtomicBool::new(false)) });
+    let results = compute(&plan, &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: hooks.cancel.clone() });
+    if hooks.cancel.load(Ordering::SeqCst) {
+        return None;
+    }
     let checked = check(&loaded, &plan, &results);
     let mut diags = loaded.diags.clone();
     diags.extend(plan.diags.iter().cloned());
@@ -425,5 +450,5 @@ pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>
         diags.extend(d);
         output = Some(out);
     }
-    Run { stats: results.stats, loaded, checked: Some(checked), output, diags }
+    Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags })
 }

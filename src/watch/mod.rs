@@ -40,8 +40,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::diag::Diagnostic;
-use crate::cache::Cache;
-use crate::pipeline::{self, ComputeOptions};
+use crate::pipeline;
 use crate::site::output::Output;
 
 /// What `countersign watch` was asked for.
@@ -171,30 +170,13 @@ impl Builder {
     /// last good output under the overlay (before any good build: what it rendered).
     pub fn build(&mut self, state: &State, cancel: &Arc<AtomicBool>) -> Option<Built> {
         let started = Instant::now();
-        let loaded = pipeline::load(&self.root);
-        let plan = pipeline::plan(&loaded);
-        state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).collect()));
-        let cache = Cache::at(pipeline::cache_dir(&self.root));
-        let results = pipeline::compute(&plan, &ComputeOptions { cache: &cache, memory: Some(&self.memory), progress: pipeline::progress_allowed(), cancel: cancel.clone() });
-        if cancel.load(Ordering::SeqCst) {
+        let opts = pipeline::RunOptions { root: self.root.clone(), use_cache: true, progress: pipeline::progress_allowed(), render: true };
+        let on_plan = |plan: &pipeline::Plan| state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).collect()));
+        let hooks = pipeline::Hooks { memory: Some(&self.memory), cancel: cancel.clone(), on_plan: Some(&on_plan) };
+        let Some(run) = pipeline::run_with(&opts, &hooks) else {
             self.cancelled += 1;
             return None;
-        }
-        let checked = pipeline::check(&loaded, &plan, &results);
-        let mut diags = loaded.diags.clone();
-        diags.extend(plan.diags.iter().cloned());
-        diags.extend(results.diags.iter().cloned());
-        diags.extend(checked.diags.iter().cloned());
-        let mut out = Output::default();
-        let inputs: Vec<crate::render::EssayInput> = loaded
-            .essays
-            .iter()
-            .enumerate()
-            .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
-            .collect();
-        diags.extend(crate::render::render_site(&self.root, &loaded.config, &inputs, &mut out));
-        drop(inputs);
-        let run = pipeline::Run { stats: results.stats, loaded, checked: Some(checked), output: Some(out), diags };
+        };
         self.generation += 1;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let errors = run.diags.iter().filter(|d| d.is_error()).count();
