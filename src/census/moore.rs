@@ -10,9 +10,9 @@
 //!
 //! # Figure data (for the shared figure kinds)
 //!
-//! * `bars` — from a whole `moore.outcomes` result with `series:
-//!   [column_rule_wrong_by_k, patched_rule_wrong_by_k]`: each series an object
-//!   `{"1": 6, "2": 4, …}` keyed by k.
+//! * `bars` — [`OutcomesResult::wrong_by_k`] of `moore.outcomes`: `{"column_rule":
+//!   {"1": 6, "2": 4, …}, "patched_rule": {"1": 0, …}}`, one series per rule, each an
+//!   object keyed by k, the number of positions the rule misjudges.
 //! * `table` — from `by_k` of `moore.outcomes` (an object of rows keyed by k; columns such
 //!   as `lost`, `column_rule.wrong`, `all_ones_lost`), or from `rows` of `moore.capped` (a
 //!   list of row objects with `k`, `cap`, the rules' counts and the residue classes).
@@ -222,10 +222,9 @@ pub struct OutcomesResult {
     pub empty: u64,
     /// Per k (keys in increasing order).
     pub by_k: BTreeMap<u32, KOutcomes>,
-    /// Positions the column rule gets wrong, per k.
-    pub column_rule_wrong_by_k: BTreeMap<u32, u64>,
-    /// Positions the patched rule gets wrong, per k.
-    pub patched_rule_wrong_by_k: BTreeMap<u32, u64>,
+    /// Positions each rule gets wrong, per k: `column_rule` and `patched_rule`, each a map
+    /// k → count (the shape of a `bars` figure's data).
+    pub wrong_by_k: BTreeMap<&'static str, BTreeMap<u32, u64>>,
     /// Positions the column rule gets wrong, one entry per k in increasing order of k.
     pub column_rule_wrong_list: Vec<u64>,
     /// Positions the column rule gets wrong, summed over every k.
@@ -527,14 +526,17 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
     let column_rule_wrong_total = column_rule_wrong_by_k.values().sum();
     let column_rule_wrong_list = column_rule_wrong_by_k.values().copied().collect();
     let patched_rule_wrong_total = patched_rule_wrong_by_k.values().sum();
+    let wrong_by_k = BTreeMap::from([
+        ("column_rule", column_rule_wrong_by_k),
+        ("patched_rule", patched_rule_wrong_by_k),
+    ]);
     Ok(OutcomesResult {
         positions,
         all_ones,
         with_big_heap,
         empty: u64::from(p.include_empty),
         by_k,
-        column_rule_wrong_by_k,
-        patched_rule_wrong_by_k,
+        wrong_by_k,
         column_rule_wrong_list,
         column_rule_wrong_total,
         patched_rule_wrong_total,
@@ -1018,43 +1020,5 @@ mod tests {
         let ctx = Ctx::new();
         ctx.cancel();
         assert!(run_outcomes(&p, &ctx).is_err());
-    }
-}
-
-#[cfg(test)]
-mod calibrate {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn print_costs() {
-        for w in [
-            "{max_heaps: 6, max_counters: 6, k: [1,2,3,4,5,6,7], play: misere, plain: true}",
-            "{max_heaps: 8, max_counters: 8, k: [1,2,3,4], play: misere}",
-            "{max_heaps: 8, max_counters: 8, k: [1,2,3,4], play: misere, plain: true}",
-            "{max_heaps: 10, max_counters: 10, k: [1,2,3], play: misere}",
-            "{max_heaps: 10, max_counters: 10, k: [1,2,3,4,5,6,7], play: misere}",
-            "{max_heaps: 12, max_counters: 12, k: [1,2,3], play: misere}",
-        ] {
-            let p: OutcomesParams = crate::yaml::from_str(w).unwrap();
-            println!("{w}: {:.2e}", MooreOutcomes::cost(&p) as f64);
-        }
-        for k in 1..=4 {
-            let p: OutcomesParams = crate::yaml::from_str(&format!(
-                "{{max_heaps: 8, max_counters: 8, k: {k}, play: misere, plain: true}}"
-            ))
-            .unwrap();
-            let t = std::time::Instant::now();
-            run_outcomes(&p, &Ctx::new()).unwrap();
-            println!(
-                "8x8 plain k={k}: cost {:.2e}, {:?}",
-                MooreOutcomes::cost(&p) as f64,
-                t.elapsed()
-            );
-        }
-        let p: CappedParams = crate::yaml::from_str(
-            "{max_heaps: 6, max_counters: 12, k: [1,2,3], cap: [1,2,3,4,5], play: normal}",
-        )
-        .unwrap();
-        println!("capped: {:.2e}", MooreCapped::cost(&p) as f64);
     }
 }
