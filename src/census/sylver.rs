@@ -932,7 +932,7 @@ pub fn describe(s: Semigroup) -> PositionResult {
         survivors,
         winning,
         moves,
-        strip: Strip { cells, arcs, middle: if f % 2 == 0 && f > 0 { Some(f / 2) } else { None } },
+        strip: Strip { cells, arcs, middle: if f.is_multiple_of(2) && f > 0 { Some(f / 2) } else { None } },
     }
 }
 

@@ -293,7 +293,7 @@ pub fn pairs_off_by_scan(s: Semigroup) -> bool {
     let f = 63 - gaps.leading_zeros();
     let mirror = gaps.reverse_bits() >> (63 - f); // bit n of mirror = bit F − n of gaps
     let strip = if f == 63 { u64::MAX } else { (1u64 << (f + 1)) - 1 };
-    let middle = if f % 2 == 0 { 1u64 << (f / 2) } else { 0 };
+    let middle = if f.is_multiple_of(2) { 1u64 << (f / 2) } else { 0 };
     (gaps ^ mirror) | middle == strip
 }
 
