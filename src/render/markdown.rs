@@ -149,7 +149,7 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
                 match math.render(m, display) {
                     Ok(ml) => {
                         if display {
-                            Event::Html(CowStr::from(format!("<div class=\"display-math\">{ml}</div>")))
+                            Event::InlineHtml(CowStr::from(format!("<span class=\"display-math\">{ml}</span>")))
                         } else {
                             Event::InlineHtml(CowStr::from(ml))
                         }

@@ -1,0 +1,64 @@
+//! Fixture sites under tests/sites/: each folder is a site and states, in `expect.yaml`,
+//! the exit code of `countersign check` and strings its diagnostics must contain
+//! (file:line:column and message). No case may panic.
+//!
+//! ```yaml
+//! command: [check]          # optional; default [check, --no-cache]
+//! exit: 1
+//! stderr:                   # each must occur in stderr
+//!   - "essays/bad.md:12:23"
+//!   - "unknown field `extra`"
+//! ```
+
+use std::path::Path;
+use std::process::Command;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    #[serde(default)]
+    command: Option<Vec<String>>,
+    exit: i32,
+    #[serde(default)]
+    stderr: Vec<String>,
+    #[serde(default)]
+    stdout: Vec<String>,
+}
+
+#[test]
+fn every_fixture_site_gives_its_stated_diagnostics() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sites");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join("expect.yaml").exists()).collect();
+    cases.sort();
+    assert!(cases.len() >= 8, "only {} fixture sites", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let expect: Expect = countersign::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap()).unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
+        let args = expect.command.clone().unwrap_or_else(|| vec!["check".into(), "--no-cache".into()]);
+        let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(case).arg("--no-color").args(&args).env("CI", "1").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let mut problems = Vec::new();
+        if out.status.code() != Some(expect.exit) {
+            problems.push(format!("exit {:?}, expected {}", out.status.code(), expect.exit));
+        }
+        if stderr.contains("panicked") {
+            problems.push("panicked".into());
+        }
+        for s in &expect.stderr {
+            if !stderr.contains(s.as_str()) {
+                problems.push(format!("stderr lacks {s:?}"));
+            }
+        }
+        for s in &expect.stdout {
+            if !stdout.contains(s.as_str()) {
+                problems.push(format!("stdout lacks {s:?}"));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!("{name}: {}\n--- stderr ---\n{stderr}", problems.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
