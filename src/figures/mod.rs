@@ -13,6 +13,7 @@
 
 pub mod bars;
 pub mod grid;
+pub mod lines;
 pub mod palette;
 pub mod strip;
 pub mod table;
@@ -71,6 +72,7 @@ pub static KINDS: &[(&str, DrawFn)] = &[
     ("strip", strip::draw),
     ("trie", trie::draw),
     ("table", table::draw),
+    ("lines", lines::draw),
 ];
 
 /// The drawing function for `kind`.
