@@ -91,6 +91,9 @@ pub struct CoinRow {
     pub trie_matching_reads_value: u64,
     /// Positions where some matching reads the recursion's value.
     pub some_matching_reads_value: u64,
+    /// Positions where the greedy low-bit rule, under every tie-breaking, builds exactly
+    /// the bottom-up trie matching.
+    pub low_bit_rule_is_trie_matching: u64,
     /// Positions where, for all five rules, branching on ties and the brute-force check
     /// over every matching and every order of its pairs give the same set of matchings.
     pub ties_checked_by_brute_force: u64,
@@ -312,6 +315,7 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
             trie_nodes_agree: 0,
             trie_matching_reads_value: 0,
             some_matching_reads_value: 0,
+            low_bit_rule_is_trie_matching: 0,
             ties_checked_by_brute_force: 0,
         };
         let mut rule_rows: Vec<RuleRow> = Rule::ALL
@@ -387,6 +391,9 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
                 let outcomes = greedy_outcomes(p, rule);
                 if outcomes != greedy_outcomes_brute_force(p, rule) {
                     brute_ok = false;
+                }
+                if rule == Rule::LowBits && outcomes.len() == 1 && outcomes[0] == low {
+                    row.low_bit_rule_is_trie_matching += 1;
                 }
                 let rights = outcomes.iter().filter(|m| m.reading() == v).count();
                 let r = &mut rule_rows[i];
@@ -756,6 +763,9 @@ mod tests {
         assert_eq!(r.closed_form_agrees, r.positions);
         assert_eq!(r.trie_matching_reads_value, r.positions);
         assert_eq!(r.ties_checked_by_brute_force, r.positions);
+        for (n, row) in &r.by_coins {
+            assert_eq!(row.low_bit_rule_is_trie_matching, row.positions, "{n} coins");
+        }
         for (n, row) in &r.rules.low_bits {
             assert_eq!(row.right_exact, Some(row.positions), "low bits at {n} coins");
         }

@@ -108,8 +108,16 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     let hint = "bars need an object of series, each an object of groups, e.g. `rules` → rule → coins → count";
     let outer = entries(data).ok_or_else(|| FigureError::data("the data is neither an object nor a list", hint))?;
     // cells[(series, group)] = leaf
+    // Only the outer entries the options select are read, so a result object with other
+    // fields beside its series (counts, totals) can be drawn directly.
+    let outer_filter = if o.layout == Layout::SeriesGroups { &o.series } else { &o.groups };
     let mut cells: Vec<(String, String, &Value)> = Vec::new();
     for (k, inner) in &outer {
+        if let Some(w) = outer_filter {
+            if !w.iter().any(|x| key_text(x) == *k) {
+                continue;
+            }
+        }
         let inner = entries(inner).ok_or_else(|| FigureError::data(format!("`{k}` is not an object or list"), hint))?;
         for (j, leaf) in inner {
             let (s, g) = if o.layout == Layout::SeriesGroups { (k.clone(), j) } else { (j, k.clone()) };
@@ -278,9 +286,13 @@ mod tests {
     fn histogram_and_transposed_layouts() {
         let data = json!([3, 5, 2]);
         assert!(draw(&json!({"counts": data}), &Map::new(), &meta()).is_ok());
-        let t = json!({"2": {"a": 1, "b": 2}, "3": {"a": 2, "b": 1}});
+        let t = json!({"2": {"a": 1, "b": 2, "c": "x"}, "3": {"a": 2, "b": 1, "c": "y"}});
         let o = opts(json!({"layout": "groups_series", "series": ["b"]}));
         assert!(draw(&t, &o, &meta()).is_ok());
+        // series picked out of a result object that has other fields too
+        let r = json!({"positions": 12, "wrong": {"1": 6, "2": 4}, "patched": {"1": 0, "2": 0}});
+        assert!(draw(&r, &opts(json!({"series": ["wrong", "patched"]})), &meta()).is_ok());
+        assert!(draw(&r, &Map::new(), &meta()).is_err());
     }
 
     #[test]

@@ -6,12 +6,11 @@
 //! - `squares`: sub-path to the list of occupied squares (default `squares`);
 //! - `length`: squares drawn (default: the highest coin plus two);
 //! - `pairs`: sub-path to a list of pairs, each `[a, b]` or an object with `a` and `b`
-//!   (default: no arcs);
+//!   (default: no arcs); a pair may join any two squares of the strip, occupied or not
+//!   (e.g. each number n joined to F − n);
 //! - `pair_label`: a field of each pair object printed above its arc (e.g. `animating`);
-//! - `pairs_to_empty`: allow a pair to join any two drawn squares, occupied or not
-//!   (default false: both ends must hold coins); e.g. a numerical semigroup's gaps as the
-//!   coins and the pairs {n, F − n}, one gap and one element each;
-//! - `leftover`: sub-path to a square (or null) drawn in the accent colour;
+//! - `leftover`: sub-path to a square (or null) drawn in the accent colour (a coin there
+//!   is filled with it; an empty square is ringed);
 //! - `strips`: several strips of the same coins, one per matching, each
 //!   `{label, pairs, leftover, note}` with sub-paths as above (replaces `pairs`/`leftover`);
 //!   `note` is a sub-path to a value printed under the label (e.g. the value a matching
@@ -58,8 +57,6 @@ struct Options {
     strips: Option<Vec<StripSpec>>,
     #[serde(default)]
     note_prefix: String,
-    #[serde(default)]
-    pairs_to_empty: bool,
 }
 
 fn default_squares() -> String {
@@ -118,11 +115,6 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         .iter()
         .map(|v| square_of(v).ok_or_else(|| err("squares", format!("{v} is not a square"), "squares are non-negative integers")))
         .collect::<Result<_, _>>()?;
-    let highest = coins.iter().copied().max().unwrap_or(0);
-    let length = o.length.unwrap_or(highest + 2).max(highest + 1);
-    if length > MAX_LENGTH {
-        return Err(err("length", format!("{length} squares is over the limit of {MAX_LENGTH}"), "draw a shorter strip"));
-    }
     // (label, pairs, leftover, note)
     type Row = (Option<String>, Vec<(u32, u32, Option<String>)>, Option<u32>, Option<String>);
     let read_leftover = |path: &Option<String>, key: &str| -> Result<Option<u32>, FigureError> {
@@ -166,19 +158,22 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         }
         None => vec![(None, read_pairs_at(&o.pairs, "pairs")?, read_leftover(&o.leftover, "leftover")?, None)],
     };
-    for (_, pairs, _, _) in &rows {
-        for &(a, b, _) in pairs {
-            if o.pairs_to_empty {
-                if a >= length || b >= length {
-                    return Err(FigureError::data(format!("the pair {a}–{b} runs past the {length} squares drawn"), "raise `length`"));
-                }
-            } else if !coins.contains(&a) || !coins.contains(&b) {
-                return Err(FigureError::data(
-                    format!("the pair {a}–{b} is not a pair of coins"),
-                    "pairs must join occupied squares (or set `pairs_to_empty: true`)",
-                ));
-            }
-        }
+    let highest = coins
+        .iter()
+        .copied()
+        .chain(rows.iter().flat_map(|r| r.1.iter().map(|p| p.1)))
+        .chain(rows.iter().filter_map(|r| r.2))
+        .max()
+        .unwrap_or(0);
+    if highest >= MAX_LENGTH {
+        return Err(FigureError::data(format!("square {highest} is beyond the longest strip drawn ({MAX_LENGTH} squares)"), "draw a shorter strip"));
+    }
+    let length = o.length.unwrap_or(highest + 2);
+    if length > MAX_LENGTH {
+        return Err(err("length", format!("{length} squares is over the limit of {MAX_LENGTH}"), "draw a shorter strip"));
+    }
+    if length <= highest {
+        return Err(err("length", format!("{length} squares cannot show square {highest}"), "give a longer strip, or leave `length` out"));
     }
 
     let cell: i32 = 34;
@@ -236,6 +231,10 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
                 let fill = if Some(s) == *leftover { palette::ACCENT } else { palette::INK };
                 root.draw(&Circle::new((x, base + cell / 2), cell / 2 - 6, fill.filled())).map_err(fail)?;
             }
+            if let Some(l) = leftover.filter(|l| !coins.contains(l)) {
+                let x = label_w + l as i32 * cell + cell / 2;
+                root.draw(&Circle::new((x, base + cell / 2), cell / 2 - 6, palette::ACCENT.stroke_width(3))).map_err(fail)?;
+            }
         }
         root.present().map_err(fail)?;
     }
@@ -271,20 +270,14 @@ mod tests {
 
     #[test]
     fn bad_data_is_an_error() {
-        let data = json!({"squares": [1, 2], "p": [[1, 5]]});
-        assert!(draw(&data, &opts(json!({"pairs": "p"})), &meta()).is_err());
+        let data = json!({"squares": [1, 2], "p": [[1, 5]], "far": [[1, 500]]});
+        assert!(draw(&data, &opts(json!({"pairs": "p"})), &meta()).is_ok(), "arcs may join empty squares");
+        assert!(draw(&data, &opts(json!({"pairs": "far"})), &meta()).is_err());
+        assert_eq!(draw(&data, &opts(json!({"pairs": "p", "length": 4})), &meta()).unwrap_err().key.as_deref(), Some("length"));
+        assert!(draw(&data, &opts(json!({"pairs": "p", "leftover": "squares[0]"})), &meta()).is_ok());
         assert_eq!(draw(&data, &opts(json!({"pairs": "q"})), &meta()).unwrap_err().key.as_deref(), Some("pairs"));
         assert!(draw(&json!({"squares": "x"}), &Map::new(), &meta()).is_err());
         assert!(draw(&json!({"squares": [1]}), &opts(json!({"length": 1000})), &meta()).is_err());
         assert!(draw(&json!({"squares": [1]}), &opts(json!({"colour": 1})), &meta()).is_err());
-    }
-
-    #[test]
-    fn pairs_to_empty_squares_when_asked() {
-        // The gaps of ⟨3, 4, 5⟩ are 1 and 2 (F = 2): pairs {0, 2}, one end empty.
-        let data = json!({"squares": [1, 2], "p": [[0, 2]], "far": [[0, 9]]});
-        assert!(draw(&data, &opts(json!({"pairs": "p"})), &meta()).is_err());
-        assert!(draw(&data, &opts(json!({"pairs": "p", "pairs_to_empty": true})), &meta()).is_ok());
-        assert!(draw(&data, &opts(json!({"pairs": "far", "pairs_to_empty": true})), &meta()).is_err());
     }
 }
