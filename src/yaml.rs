@@ -109,7 +109,8 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
         // text (an unclosed quote or bracket), the context's position is the useful one.
         if let Some((ctx, ctx_at)) = scanner_context(&full) {
             message = format!("{message}, {ctx}");
-            if message.starts_with("found unexpected end of stream") {
+            // Likewise a key without its `:` is reported on the line after the key.
+            if message.starts_with("found unexpected end of stream") || message.starts_with("could not find expected ':'") {
                 if let Some((l, c)) = ctx_at {
                     line = Some(l);
                     column = Some(c);

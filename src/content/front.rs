@@ -93,7 +93,8 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
             } else {
                 format!("in front matter: {}", e.message)
             };
-            vec![Diagnostic::error(file, at..at + 1, msg)
+            let r = super::char_span(source, at);
+            vec![Diagnostic::error(file, r, msg)
                 .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
         })?
     };

@@ -111,6 +111,13 @@ pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
     off + col_bytes
 }
 
+/// The span of the one character at byte `at` of `text` (empty at the end): error spans
+/// from YAML positions must not split a multi-byte character (found by fuzzing).
+pub fn char_span(text: &str, at: usize) -> Range<usize> {
+    let at = at.min(text.len());
+    at..at + text[at..].chars().next().map_or(0, char::len_utf8)
+}
+
 /// The offset in `yaml` of the value of the mapping key reached by `keys` (each key looked
 /// for as `key:` after the previous one), or of the last key found. A heuristic for pointing
 /// at a parameter that deserialized but broke a limit; good for block and flow style.
@@ -172,12 +179,14 @@ fn is_identifier(s: &str) -> bool {
 
 /// Diagnostic for a YAML error inside a directive block.
 pub fn block_yaml_diag(file: &str, block: &FencedBlock, e: &crate::yaml::YamlError, what: &str) -> Diagnostic {
-    let at = match (e.line, e.column) {
-        (Some(l), Some(c)) => block.source_offset(offset_of(&block.content, l, c)),
-        _ => block.span.start,
+    let span = match (e.line, e.column) {
+        (Some(l), Some(c)) => {
+            let r = char_span(&block.content, offset_of(&block.content, l, c));
+            block.source_offset(r.start)..block.source_offset(r.start) + r.len().max(1)
+        }
+        _ => block.span.start..block.span.start + 1,
     };
-    let end = at + 1;
-    Diagnostic::error(file, at..end, format!("{what}: {}", e.message))
+    Diagnostic::error(file, span, format!("{what}: {}", e.message))
         .with_label("here")
         .with_hint(match what {
             "in this census block" => "a census block holds `id`, `run` and `with`; see `countersign list` for parameters",
