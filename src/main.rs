@@ -136,7 +136,7 @@ fn main() -> ExitCode {
         }
         Command::Check { bless, strict, format, no_cache } => {
             let started = Instant::now();
-            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed() && *format == Format::Human, render: false }, None);
+            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed() && *format == Format::Human, render: true }, None);
             let mut diags = run.diags.clone();
             let reports: Vec<countersign::check::ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
             if *strict {

@@ -5,6 +5,8 @@
 //! twins are separate functions sharing no memo and no move generator.
 
 pub mod impartial;
+pub mod moore;
 pub mod nim;
 pub mod sylver;
 pub mod welter;
+pub mod held_pass;

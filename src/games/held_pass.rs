@@ -1,0 +1,800 @@
+//! Nim with a held pass: Nim (take any positive number of counters from one heap; the
+//! player who cannot move loses) with one pass token shared by both players. On a turn
+//! the player to move may spend the token instead of moving in a heap; it is then gone for
+//! good. The token may not be spent when every heap is empty, so a player facing the
+//! empty board has lost whether or not the token is still there ("held" pass).
+//!
+//! Positions here always mean "the token is still on the table" unless said otherwise;
+//! with the token spent the game is ordinary Nim, whose Grundy value is the nim-sum
+//! (Bouton 1901/02).
+//!
+//! What this module provides:
+//!
+//! * [`grundy_recursive`]: Grundy values of positions with or without the token by the
+//!   plain memoised recursion of [`crate::games::impartial::Grundy`] (small heaps only).
+//! * [`one_heap_value`] and [`is_two_heap_loss`]: the one-heap and two-heap formulas.
+//! * The three-heap partner function P(x, y): the unique z ≥ 0 such that (x, y, z) is a
+//!   P-position (lost for the player to move). See [`partner_bound`] for why it exists,
+//!   is unique and is at most x + y + 1. Two independent methods compute it:
+//!   [`PartnerTable`] (every triple to a bound, filled in order of the heaps, the method
+//!   of the source essay) and [`Slices`] (the slice method, by a mex over a row and a
+//!   column; its dependency proof is on [`Slices`]).
+//! * [`Periodicity`]: eventual periods of a sequence by the Z-function of the reversed
+//!   sequence, linear time.
+//!
+//! Sources: the held pass ("pass with a restriction") in Nim is listed among the open
+//! problems in R. K. Guy and R. J. Nowakowski, "Unsolved problems in combinatorial games"
+//! (in *More Games of No Chance*, MSRI Publ. 42, 2002), after Morrison, Friedman and
+//! Landsberg, "Nim with a pass" (discussions of 2000s); Grundy values and mex as in
+//! Berlekamp, Conway and Guy, *Winning Ways*, ch. 3. The mex characterisation of the
+//! partner function and the slice method are derived (and proved) here.
+
+use crate::games::impartial::Grundy;
+
+/// A position of Nim with a held pass: heap sizes (any order) and whether the pass token
+/// is still on the table.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Position {
+    /// Heap sizes, kept sorted in increasing order (empty heaps included).
+    pub heaps: Vec<u64>,
+    /// True while the pass token is unspent.
+    pub token: bool,
+}
+
+impl Position {
+    /// The position with `heaps` (any order; sorted on construction) and the token as
+    /// given.
+    pub fn new(heaps: &[u64], token: bool) -> Position {
+        let mut heaps = heaps.to_vec();
+        heaps.sort_unstable();
+        Position { heaps, token }
+    }
+
+    /// Every option: each heap reduced to each smaller size (token unchanged), and, when
+    /// the token is present and some heap is non-empty, the pass (same heaps, no token).
+    /// Duplicates from equal heaps are kept; they do not change a mex.
+    pub fn options(&self) -> Vec<Position> {
+        let mut out = Vec::new();
+        for i in 0..self.heaps.len() {
+            for v in 0..self.heaps[i] {
+                let mut h = self.heaps.clone();
+                h[i] = v;
+                h.sort_unstable();
+                out.push(Position { heaps: h, token: self.token });
+            }
+        }
+        if self.token && self.heaps.iter().any(|&h| h > 0) {
+            out.push(Position { heaps: self.heaps.clone(), token: false });
+        }
+        out
+    }
+}
+
+/// Grundy values of held-pass positions by plain memoised recursion over
+/// [`Position::options`] (positions without the token are recursed too, not looked up as
+/// nim-sums). Keep the heaps small: the memo holds every position below the ones asked
+/// about, about ∏(h+1) of them per token state.
+pub struct Recursion {
+    g: Grundy<Position, fn(&Position) -> Vec<Position>>,
+}
+
+impl Default for Recursion {
+    fn default() -> Self {
+        Recursion::new()
+    }
+}
+
+impl Recursion {
+    /// A solver with an empty memo.
+    pub fn new() -> Recursion {
+        fn opts(p: &Position) -> Vec<Position> {
+            p.options()
+        }
+        Recursion { g: Grundy::new(opts as fn(&Position) -> Vec<Position>) }
+    }
+
+    /// The Grundy value of `heaps` (any order) with the token present when `token`.
+    pub fn value(&mut self, heaps: &[u64], token: bool) -> u64 {
+        self.g.value(&Position::new(heaps, token))
+    }
+
+    /// True when `heaps` with the token present is a P-position (Grundy value 0).
+    pub fn is_loss(&mut self, heaps: &[u64]) -> bool {
+        self.value(heaps, true) == 0
+    }
+}
+
+/// Grundy value of `heaps` with the token present, by a fresh [`Recursion`].
+/// Convenience for one-off checks; use a [`Recursion`] to share the memo.
+pub fn grundy_recursive(heaps: &[u64]) -> u64 {
+    Recursion::new().value(heaps, true)
+}
+
+/// The one-heap formula: the Grundy value of a single heap of `h` with the token present
+/// is 0 for h = 0, h + 1 for odd h and h − 1 for even h > 0.
+///
+/// Proof (induction on h): the options are the smaller heaps with the token, whose values
+/// by induction are {0, …, h−1} for odd h and {0, …, h−2, h} for even h, plus the pass,
+/// worth h (a Nim heap). The mex is h + 1 for odd h and h − 1 for even h. O(1).
+pub fn one_heap_value(h: u64) -> u64 {
+    if h == 0 {
+        0
+    } else if h % 2 == 1 {
+        h + 1
+    } else {
+        h - 1
+    }
+}
+
+/// The two-heap formula: (x, y) with the token present is lost for the player to move
+/// exactly when it is the empty board or {x, y} = {2k − 1, 2k} for some k ≥ 1.
+///
+/// Proof sketch: such a pair has non-zero nim-sum (so the pass loses) and no heap move
+/// reaches another such pair; from any other pair, equal non-empty heaps are won by the
+/// pass (Nim with nim-sum 0), and unequal heaps by moving the larger to the smaller's mate
+/// (2k−1 ↔ 2k, 0 ↔ 0). O(1).
+pub fn is_two_heap_loss(x: u64, y: u64) -> bool {
+    two_heap_mate(x) == y
+}
+
+/// The unique y with (x, y) a two-heap loss: 0 for 0, x + 1 for odd x, x − 1 for even x.
+/// It is also P(0, x), the partner of (0, x). O(1).
+pub fn two_heap_mate(x: u64) -> u64 {
+    if x == 0 {
+        0
+    } else if x % 2 == 1 {
+        x + 1
+    } else {
+        x - 1
+    }
+}
+
+/// The bound x + y + 1 on the partner P(x, y), with the proof that P exists and is unique.
+///
+/// Lemma. For heaps x, y (token present) there is exactly one z ≥ 0 with (x, y, z) lost,
+/// and it is P(x, y) = mex S(x, y), where
+/// S(x, y) = {P(x', y) : x' < x} ∪ {P(x, y') : y' < y} ∪ {x ⊕ y, unless x = y = 0}.
+///
+/// Proof, by induction on x + y. Uniqueness: if z < z' both gave losses, (x, y, z') would
+/// move to (x, y, z) by taking from the third heap, and a P-position has no P-position
+/// option. For z ∈ S the position (x, y, z) is won: z = P(x', y) means taking x down to
+/// x' reaches a loss; likewise for y; z = x ⊕ y (not all empty) means the pass leaves Nim
+/// with nim-sum 0. For m = mex S, (x, y, m) has no winning heap move in x or y (m ∉ S),
+/// the pass leaves a non-zero nim-sum (or is not allowed on the empty board), and every
+/// move in the third heap reaches (x, y, z) with z < m, z ∈ S, which is won. So (x, y, m)
+/// is lost; and every z > m is won by moving to m. S has at most x + y + 1 elements, so
+/// m ≤ x + y + 1. ∎
+pub fn partner_bound(x: u64, y: u64) -> u64 {
+    x.saturating_add(y).saturating_add(1)
+}
+
+/// "No partner within the table's bound" in a [`PartnerTable`]'s storage.
+const NONE16: u16 = u16::MAX;
+
+/// The largest bound a [`PartnerTable`] accepts (its memory is 2·(n+1)² bytes).
+pub const TABLE_MAX_HEAP: u32 = 4000;
+
+/// The full table: every triple 0 ≤ a ≤ b ≤ c ≤ n settled in turn, the source essay's
+/// method. Holds the partner of every pair (x, y) with x, y ≤ n when that partner is at
+/// most n.
+///
+/// Order: c outermost, then b, then a, each increasing. Reducing one heap of a sorted
+/// triple gives a triple that sorts componentwise below it, hence earlier in this order,
+/// so every option is settled before the position. A triple is lost when it is the empty
+/// board or its nim-sum is non-zero (else the pass wins), and no heap move reaches a loss;
+/// since each pair has at most one lost partner, "some move of heap a reaches a loss" is
+/// the single lookup "the partner of (b, c) is already known and below a", and likewise
+/// for b and c: three lookups per triple. Within a row (b, c) the partner of (b, c) is
+/// unknown until the row's loss is found (a partner below b is found in this row, one of
+/// b or more later), and a partner of (a, b) or (a, c) known before the row is below c or
+/// below b respectively, so "known" is all the two other lookups need to say. They are
+/// kept as one bit set per heap (bit a of set x: the partner of (a, x) is known), and a
+/// row is settled 64 values of a at a time by one OR of two words, up to its first loss;
+/// the rest of the row is settled by the one lookup P(b, c) = a < a'.
+///
+/// Cost: C(n + 3, 3) ≈ n³/6 triples (223,045,351 for n = 1100), each O(1);
+/// memory 2.125·(n+1)² bytes. Independent of [`Slices`] and of the recursion: no shared memo
+/// or move generator.
+pub struct PartnerTable {
+    n: u32,
+    p: Vec<u16>,
+    triples: u64,
+}
+
+impl PartnerTable {
+    /// Fill the table for heaps up to `n` (`n` ≤ [`TABLE_MAX_HEAP`]; larger `n` is
+    /// clamped). `keep_going` is called once per value of the largest heap with the number
+    /// of triples settled so far; returning false stops early and yields `None`.
+    pub fn build(n: u32, mut keep_going: impl FnMut(u64) -> bool) -> Option<PartnerTable> {
+        let n = n.min(TABLE_MAX_HEAP);
+        let w = n as usize + 1;
+        let words = w.div_ceil(64);
+        let mut p = vec![NONE16; w * w];
+        // known[x] bit a: the partner of (a, x) is already known.
+        let mut known = vec![0u64; w * words];
+        let mut triples = 0u64;
+        for c in 0..w {
+            if !keep_going(triples) {
+                return None;
+            }
+            for b in 0..=c {
+                triples += b as u64 + 1;
+                // a = b ⊕ c has nim-sum 0: the pass wins there (unless all are empty).
+                let zero_sum = if c == 0 { usize::MAX } else { b ^ c };
+                let mut found = None;
+                for wi in 0..=b / 64 {
+                    // Bit a: P(a, b) unknown (a move of heap c reaches no loss) and
+                    // P(a, c) unknown (a move of heap b reaches no loss).
+                    let mut free = !(known[b * words + wi] | known[c * words + wi]);
+                    if wi == b / 64 && b % 64 != 63 {
+                        free &= (1u64 << (b % 64 + 1)) - 1;
+                    }
+                    if zero_sum / 64 == wi {
+                        free &= !(1u64 << (zero_sum % 64));
+                    }
+                    if free != 0 {
+                        found = Some(wi * 64 + free.trailing_zeros() as usize);
+                        break;
+                    }
+                }
+                if let Some(a) = found {
+                    for (x, y, z) in [(a, b, c), (a, c, b), (b, c, a)] {
+                        p[x * w + y] = z as u16;
+                        p[y * w + x] = z as u16;
+                        known[x * words + y / 64] |= 1u64 << (y % 64);
+                        known[y * words + x / 64] |= 1u64 << (x % 64);
+                    }
+                }
+            }
+        }
+        Some(PartnerTable { n, p, triples })
+    }
+
+    /// The bound n.
+    pub fn max_heap(&self) -> u32 {
+        self.n
+    }
+
+    /// Number of sorted triples settled, C(n + 3, 3).
+    pub fn triples(&self) -> u64 {
+        self.triples
+    }
+
+    /// P(x, y) when it is at most n; `None` when it exceeds n or x or y exceeds n.
+    pub fn partner(&self, x: u32, y: u32) -> Option<u32> {
+        if x > self.n || y > self.n {
+            return None;
+        }
+        let w = self.n as usize + 1;
+        let v = self.p[x as usize * w + y as usize];
+        (v != NONE16).then_some(v as u32)
+    }
+
+    /// True when (x, y, z), all at most n, is lost.
+    pub fn is_loss(&self, x: u32, y: u32, z: u32) -> bool {
+        self.partner(x, y) == Some(z)
+    }
+
+    /// Every lost sorted triple a ≤ b ≤ c ≤ n with a ≥ `min_heap`, in increasing
+    /// lexicographic order.
+    pub fn losses(&self, min_heap: u32) -> Vec<[u32; 3]> {
+        let mut out = Vec::new();
+        for a in min_heap..=self.n {
+            for b in a..=self.n {
+                if let Some(c) = self.partner(a, b) {
+                    if c >= b {
+                        out.push([a, b, c]);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The largest number of slices [`Slices`] accepts.
+pub const SLICES_MAX: u32 = 1000;
+/// The largest middle heap [`Slices`] accepts.
+pub const SLICES_MAX_HEAP: u32 = 4_000_000;
+
+/// The slice method: P(a, b) for every smallest heap a ≤ A and every middle heap b ≤ N
+/// (b ≥ a, and also b < a through symmetry), without the rest of the table.
+///
+/// Slice a is the sequence b ↦ P(a, b) for b ≥ a. By the lemma on [`partner_bound`],
+/// P(a, b) = mex( {P(a', b) : a' < a} ∪ {P(a, b') : b' < b} ∪ {a ⊕ b unless a = b = 0} ).
+///
+/// Claim: slice a depends only on slices below a and on its own earlier entries.
+/// Proof. In the set above, P(a', b) with a' < a ≤ b is entry b of slice a' < a. P(a, b')
+/// with a ≤ b' < b is an earlier entry of slice a itself. P(a, b') with b' < a equals
+/// P(b', a) (the losing set is symmetric), entry a of slice b' < a. Nothing else enters.
+/// (Equivalently, in game terms: every option of (a, b, c) with a ≤ b has smallest heap
+/// at most a, and if it is a its middle heap is at most b.) So computing slices in
+/// increasing a, each in increasing b, reads only computed values. ∎
+///
+/// Algorithm, per slice a: a bit set R of the row's used partners {P(a, b') : b' < b}
+/// (started with the entries P(b', a), b' < a, from lower slices) with a pointer to its
+/// least missing value, which only grows; for each b the column values P(a', b), a' < a,
+/// and a ⊕ b are stamped in a scratch array with a tag unique to (a, b), and the mex is
+/// found by walking the values missing from R upwards from the pointer, skipping stamped
+/// ones: at most a + 2 steps, each a word operation. Time O(a) per entry, O(N·A²) in all.
+/// Memory 4·(A+1)·(N+1) bytes for the partners, (A+1)·(N+A+2)/8 bytes for the sets R and
+/// 4·(N+A) bytes of stamps per thread: O(N·A).
+///
+/// Order of work: the middle heaps are cut into blocks of [`SLICE_BLOCK`], stored column
+/// by column (the values P(a', b), a' ≤ A, of one b are contiguous, so the column set of
+/// an entry is one short contiguous read), and the slices into as many contiguous groups
+/// of about equal cost (a + 2 per entry) as rayon has threads. Group j works on block
+/// t − j at step t, column by column and within a column slice by slice; it reads only
+/// what the groups below it finished on that block at earlier steps and its own earlier
+/// columns, so the groups run in parallel and every value is the one the sequential order
+/// gives (tested with several block sizes and group counts). Independent of
+/// [`PartnerTable`] and the recursion.
+///
+/// A bound used in sizing: every offset P(a, b) − b lies in [−a − 1, a + 1], since
+/// P(a, b) ≤ a + b + 1 and, when c = P(a, b) < b, b = P(a, c) ≤ a + c + 1.
+pub struct Slices {
+    a_max: u32,
+    n: u32,
+    /// a_max + 1, the length of a stored column.
+    h: usize,
+    /// Middle heaps per block ([`SLICE_BLOCK`] outside tests).
+    bsize: usize,
+    /// blocks[k][(b − k·bsize) * h + a] = P(a, b): one column (fixed b) is contiguous.
+    blocks: Vec<Vec<u32>>,
+}
+
+/// Middle heaps per block in [`Slices`] (more than [`SLICES_MAX`], so block 0 holds every
+/// entry b < a that a slice's start needs).
+pub const SLICE_BLOCK: usize = 1 << 12;
+
+/// One slice's running state: its set R of used partners and the least value missing
+/// from R.
+struct RowState {
+    row: Vec<u64>,
+    ptr: usize,
+}
+
+/// One group of slices (lo..hi) and their running states.
+struct Group {
+    lo: usize,
+    hi: usize,
+    rows: Vec<RowState>,
+    /// stamp[v] == tag: v is in the current entry's column set. One tag per entry, at
+    /// most 1001 · 4,000,001 < 2³² of them.
+    stamp: Vec<u32>,
+    tag: u32,
+}
+
+impl Group {
+    /// Compute slices lo..hi on block k. `block` holds the block's columns, column by
+    /// column: block[(b − k·bs) * h + a] = P(a, b).
+    fn run_block(&mut self, k: usize, block: &mut [u32], nn: usize, bs: usize, h: usize) {
+        let b0 = k * bs;
+        let b1 = (b0 + bs).min(nn);
+        for b in b0..b1 {
+            let off = b - b0;
+            for a in self.lo..self.hi.min(b + 1) {
+                let st = &mut self.rows[a - self.lo];
+                if b == a {
+                    // Slice a starts: its entries b' < a are P(b', a), found in this column
+                    // (block 0, as a < bs); copy them into their own columns too.
+                    for bp in 0..a {
+                        let v = block[off * h + bp];
+                        block[bp * h + a] = v;
+                        st.row[v as usize / 64] |= 1u64 << (v % 64);
+                    }
+                    while st.row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
+                        st.ptr += 1;
+                    }
+                }
+                let (lower, rest) = block[off * h..off * h + h].split_at_mut(a);
+                self.tag += 1;
+                let tag = self.tag;
+                for &v in lower.iter() {
+                    self.stamp[v as usize] = tag;
+                }
+                // a ⊕ b is excluded unless the board is empty (a = b = 0).
+                if b != 0 {
+                    self.stamp[a ^ b] = tag;
+                }
+                let row = &mut st.row;
+                let mut z = st.ptr;
+                loop {
+                    // The next value at or after z missing from the row.
+                    let mut wi = z / 64;
+                    let mut word = !row[wi] & (!0u64 << (z % 64));
+                    while word == 0 {
+                        wi += 1;
+                        word = !row[wi];
+                    }
+                    z = wi * 64 + word.trailing_zeros() as usize;
+                    if self.stamp[z] == tag {
+                        z += 1;
+                    } else {
+                        break;
+                    }
+                }
+                rest[0] = z as u32;
+                row[z / 64] |= 1u64 << (z % 64);
+                while row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
+                    st.ptr += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Slices {
+    /// Compute slices 0..=`a_max` for middle heaps up to `n`. `a_max` ≤ [`SLICES_MAX`],
+    /// `n` ≤ [`SLICES_MAX_HEAP`] and `a_max` ≤ `n` (clamped otherwise). Runs on the
+    /// current rayon pool. `keep_going(done, total)` is called before each of the
+    /// pipeline's steps; returning false stops early and yields `None`.
+    pub fn compute(a_max: u32, n: u32, keep_going: impl FnMut(u64, u64) -> bool) -> Option<Slices> {
+        Slices::compute_in(a_max, n, SLICE_BLOCK, rayon::current_num_threads(), keep_going)
+    }
+
+    /// [`Slices::compute`] with `bsize` middle heaps per block (raised to more than
+    /// `a_max`) and `threads` groups of slices; for tests of the pipeline.
+    fn compute_in(
+        a_max: u32,
+        n: u32,
+        bsize: usize,
+        threads: usize,
+        mut keep_going: impl FnMut(u64, u64) -> bool,
+    ) -> Option<Slices> {
+        use rayon::prelude::*;
+        let n = n.min(SLICES_MAX_HEAP);
+        let a_max = a_max.min(SLICES_MAX).min(n);
+        let h = a_max as usize + 1;
+        let bsize = bsize.max(h + 1);
+        let bs = bsize;
+        let nn = n as usize + 1;
+        let nb = nn.div_ceil(bs);
+        // Values reach at most a + b + 1 ≤ a_max + n + 1.
+        let vmax = h + nn + 1;
+        let words = vmax / 64 + 2;
+        // Groups of slices of about equal cost.
+        let threads = threads.clamp(1, h);
+        let total_cost: usize = (0..h).map(|a| a + 2).sum();
+        let mut groups: Vec<Group> = Vec::new();
+        let mut lo = 0usize;
+        let mut acc = 0usize;
+        for a in 0..h {
+            acc += a + 2;
+            let want = total_cost * (groups.len() + 1) / threads;
+            if acc >= want || a + 1 == h {
+                groups.push(Group {
+                    lo,
+                    hi: a + 1,
+                    rows: (lo..=a).map(|_| RowState { row: vec![0u64; words], ptr: 0 }).collect(),
+                    stamp: vec![0u32; vmax + 64],
+                    tag: 0,
+                });
+                lo = a + 1;
+            }
+        }
+        let g = groups.len();
+        let mut blocks: Vec<Vec<u32>> = (0..nb).map(|_| vec![0u32; h * bs]).collect();
+        let steps = nb + g - 1;
+        for t in 0..steps {
+            if !keep_going(t as u64, steps as u64) {
+                return None;
+            }
+            // Group j works on block k = t − j: blocks lo_k..=hi_k pair with groups
+            // t − hi_k..=t − lo_k in reverse order; distinct blocks, so disjoint borrows.
+            let lo_k = (t + 1).saturating_sub(g);
+            let hi_k = t.min(nb - 1);
+            let blk = &mut blocks[lo_k..=hi_k];
+            let grp = &mut groups[t - hi_k..=t - lo_k];
+            let work: Vec<(&mut Group, usize, &mut Vec<u32>)> = grp
+                .iter_mut()
+                .zip(blk.iter_mut().enumerate().rev())
+                .map(|(gr, (off, block))| (gr, lo_k + off, block))
+                .collect();
+            work.into_par_iter().for_each(|(gr, k, block)| gr.run_block(k, block, nn, bsize, h));
+        }
+        Some(Slices { a_max, n, h, bsize, blocks })
+    }
+
+    /// The largest smallest heap A: slices are 0..=A.
+    pub fn a_max(&self) -> u32 {
+        self.a_max
+    }
+
+    /// The largest middle heap N.
+    pub fn max_heap(&self) -> u32 {
+        self.n
+    }
+
+    /// P(a, b) for a ≤ a_max and b ≤ N (either order of the pair when both fit).
+    /// `None` outside the computed range.
+    pub fn partner(&self, x: u32, y: u32) -> Option<u32> {
+        let (a, b) = if x <= self.a_max && y <= self.n {
+            (x, y)
+        } else if y <= self.a_max && x <= self.n {
+            (y, x)
+        } else {
+            return None;
+        };
+        let b = b as usize;
+        Some(self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize])
+    }
+
+    /// The offsets c − b, c = P(a, b), for b = a..=N, in order of b. Empty when a > a_max.
+    pub fn offsets(&self, a: u32) -> Vec<i64> {
+        if a > self.a_max {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity((self.n - a) as usize + 1);
+        for b in a as usize..=self.n as usize {
+            let c = self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize];
+            out.push(c as i64 - b as i64);
+        }
+        out
+    }
+}
+
+/// The Z-function of `s`: z[i] = length of the longest common prefix of `s` and `s[i..]`
+/// (z[0] = s.len()). O(n). Source: Gusfield, *Algorithms on Strings, Trees and
+/// Sequences* (1997), §1.4.
+pub fn z_function<T: PartialEq>(s: &[T]) -> Vec<usize> {
+    let n = s.len();
+    let mut z = vec![0usize; n];
+    if n == 0 {
+        return z;
+    }
+    z[0] = n;
+    let (mut l, mut r) = (0usize, 0usize);
+    for i in 1..n {
+        let mut k = if i < r { (r - i).min(z[i - l]) } else { 0 };
+        while i + k < n && s[k] == s[i + k] {
+            k += 1;
+        }
+        z[i] = k;
+        if i + k > r {
+            l = i;
+            r = i + k;
+        }
+    }
+    z
+}
+
+/// An eventual period of a sequence: from index `start` on, s[i] = s[i + period].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Period {
+    /// The period p ≥ 1.
+    pub period: usize,
+    /// Earliest index (0-based into the sequence) from which the period holds to the end.
+    pub start: usize,
+    /// Length of the periodic tail, len − start.
+    pub tail: usize,
+}
+
+/// Eventual periods of one sequence, by the Z-function of the reversed sequence.
+///
+/// A tail of length L has period p exactly when the reversed sequence r agrees with
+/// r shifted by p on its first L − p terms, i.e. when Z_r[p] ≥ L − p; so the longest tail
+/// with period p has length p + Z_r[p], and one Z-function (O(n)) gives it for every p at
+/// once. No period is tried in turn.
+///
+/// Acceptance rule (the source essay's): a period p is accepted when its longest tail
+/// covers at least three periods (L ≥ 3p) and runs at least `min_run` terms past its
+/// start (L − 1 ≥ `min_run`; the essay uses 20); p ranges over 1..=min(`max_period`,
+/// n / 3).
+pub struct Periodicity {
+    /// tail[p] = length of the longest tail with period p (index 0 unused).
+    tail: Vec<usize>,
+    len: usize,
+}
+
+impl Periodicity {
+    /// Analyse `s` for periods up to `max_period` (and at most `s.len() / 3`). O(n).
+    pub fn new<T: PartialEq + Clone>(s: &[T], max_period: usize) -> Periodicity {
+        let n = s.len();
+        let pmax = max_period.min(n / 3);
+        let rev: Vec<T> = s.iter().rev().cloned().collect();
+        let z = z_function(&rev);
+        let mut tail = vec![0usize; pmax + 1];
+        for p in 1..=pmax {
+            tail[p] = (p + z[p]).min(n);
+        }
+        Periodicity { tail, len: n }
+    }
+
+    fn accepted(&self, p: usize, min_run: usize) -> Option<Period> {
+        let l = self.tail[p];
+        (l >= 3 * p && l >= min_run + 1).then_some(Period { period: p, start: self.len - l, tail: l })
+    }
+
+    /// The smallest accepted period with its earliest start, if any.
+    pub fn smallest(&self, min_run: usize) -> Option<Period> {
+        (1..self.tail.len()).find_map(|p| self.accepted(p, min_run))
+    }
+
+    /// The accepted period whose periodic tail is longest (the smallest such period on a
+    /// tie), if any.
+    pub fn longest_tail(&self, min_run: usize) -> Option<Period> {
+        let mut best: Option<Period> = None;
+        for p in 1..self.tail.len() {
+            if let Some(q) = self.accepted(p, min_run) {
+                if best.is_none_or(|b| q.tail > b.tail) {
+                    best = Some(q);
+                }
+            }
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_heap_formula_matches_recursion_to_40() {
+        let mut r = Recursion::new();
+        for h in 0..=40 {
+            assert_eq!(r.value(&[h], true), one_heap_value(h), "first difference at heap {h}");
+        }
+    }
+
+    #[test]
+    fn two_heap_formula_matches_recursion_to_24() {
+        let mut r = Recursion::new();
+        for x in 0..=24 {
+            for y in 0..=24 {
+                assert_eq!(r.is_loss(&[x, y]), is_two_heap_loss(x, y), "first difference at ({x}, {y})");
+            }
+        }
+    }
+
+    #[test]
+    fn positions_without_token_are_nim() {
+        let mut r = Recursion::new();
+        for a in 0..6 {
+            for b in 0..6 {
+                for c in 0..6 {
+                    assert_eq!(r.value(&[a, b, c], false), a ^ b ^ c, "({a}, {b}, {c})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn table_matches_recursion_on_every_triple_to_12() {
+        let n = 12u32;
+        let t = PartnerTable::build(n, |_| true).unwrap();
+        let mut r = Recursion::new();
+        for a in 0..=n {
+            for b in a..=n {
+                for c in b..=n {
+                    let rec = r.is_loss(&[a as u64, b as u64, c as u64]);
+                    assert_eq!(t.is_loss(a, b, c), rec, "first difference at ({a}, {b}, {c})");
+                    assert_eq!(t.is_loss(c, a, b), rec, "symmetry at ({a}, {b}, {c})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn partner_exists_and_is_bounded() {
+        // With the table to n, every pair x, y with x + y + 1 ≤ n has its partner in range.
+        let n = 120u32;
+        let t = PartnerTable::build(n, |_| true).unwrap();
+        for x in 0..=n {
+            for y in 0..=n {
+                if x + y < n {
+                    let p = t.partner(x, y);
+                    assert!(p.is_some(), "no partner for ({x}, {y})");
+                    assert!(p.unwrap() as u64 <= partner_bound(x as u64, y as u64), "({x}, {y})");
+                }
+            }
+        }
+        assert_eq!(t.triples(), 121 * 122 * 123 / 6);
+    }
+
+    #[test]
+    fn slices_match_table_on_every_triple_to_300() {
+        let n = 300u32;
+        let t = PartnerTable::build(n, |_| true).unwrap();
+        let s = Slices::compute(n, n, |_, _| true).unwrap();
+        for x in 0..=n {
+            for y in x..=n {
+                let sp = s.partner(x, y).unwrap();
+                let sym = s.partner(y, x).unwrap();
+                assert_eq!(sp, sym, "slice symmetry at ({x}, {y})");
+                match t.partner(x, y) {
+                    Some(c) => assert_eq!(sp, c, "first difference at pair ({x}, {y})"),
+                    None => assert!(sp > n, "pair ({x}, {y}): slices give {sp} ≤ {n}, table none"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slices_match_recursion_on_small_pairs() {
+        let s = Slices::compute(6, 10, |_, _| true).unwrap();
+        let mut r = Recursion::new();
+        for a in 0..=6u32 {
+            for b in a..=10u32 {
+                let c = s.partner(a, b).unwrap();
+                assert!(r.is_loss(&[a as u64, b as u64, c as u64]), "({a}, {b}, {c}) not lost");
+                assert_eq!(c as u64 <= partner_bound(a as u64, b as u64), true);
+            }
+        }
+    }
+
+    #[test]
+    fn pipelined_blocks_and_groups_change_nothing() {
+        // Blocks of 32 heaps and 1 to 5 groups against one block and one group.
+        let (a, n) = (12u32, 3000u32);
+        let one = Slices::compute_in(a, n, 1 << 20, 1, |_, _| true).unwrap();
+        for groups in 1..=5 {
+            let s = Slices::compute_in(a, n, 32, groups, |_, _| true).unwrap();
+            for x in 0..=a {
+                for y in 0..=n {
+                    assert_eq!(s.partner(x, y), one.partner(x, y), "{groups} groups, pair ({x}, {y})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn slice_zero_is_the_two_heap_rule() {
+        let s = Slices::compute(0, 200, |_, _| true).unwrap();
+        for b in 0..=200u32 {
+            assert_eq!(s.partner(0, b).unwrap() as u64, two_heap_mate(b as u64), "b = {b}");
+        }
+    }
+
+    #[test]
+    fn z_function_small() {
+        assert_eq!(z_function(b"aabxaab"), vec![7, 1, 0, 0, 3, 1, 0]);
+        assert_eq!(z_function::<u8>(&[]), Vec::<usize>::new());
+    }
+
+    fn naive_tail(s: &[i64], p: usize) -> usize {
+        // longest tail with period p, by direct comparison
+        let n = s.len();
+        let mut l = p.min(n);
+        while l < n && s[n - l - 1] == s[n - l - 1 + p] {
+            l += 1;
+        }
+        l
+    }
+
+    #[test]
+    fn periodicity_matches_direct_comparison() {
+        let mut s: Vec<i64> = (0..37).map(|i| (i * i % 11) as i64).collect();
+        for i in 0..60 {
+            s.push([3, 1, -1, -3][i % 4]);
+        }
+        let per = Periodicity::new(&s, 1000);
+        for p in 1..=s.len() / 3 {
+            assert_eq!(per.tail[p], naive_tail(&s, p), "period {p}");
+        }
+        let got = per.smallest(20).unwrap();
+        assert_eq!((got.period, got.start), (4, 37));
+        let nothing = Periodicity::new(&s[..45], 1000);
+        assert_eq!(nothing.smallest(20), None);
+    }
+
+    #[test]
+    fn longest_tail_prefers_the_real_period() {
+        // Period 30 (a run of 25 ones, then 2..=6) from index 5, the range ending inside a
+        // run of ones: period 1 is accepted on the last 25 terms, period 30 on 145.
+        let mut block = vec![1i64; 25];
+        block.extend([2, 3, 4, 5, 6]);
+        let mut s: Vec<i64> = (0..5).map(|i| 100 + i).collect();
+        for _ in 0..4 {
+            s.extend(&block);
+        }
+        s.extend(std::iter::repeat_n(1, 25));
+        let per = Periodicity::new(&s, 1000);
+        assert_eq!(per.smallest(20), Some(Period { period: 1, start: s.len() - 25, tail: 25 }));
+        assert_eq!(per.longest_tail(20), Some(Period { period: 30, start: 5, tail: 145 }));
+        // Halving the range removes the spurious period.
+        let half = Periodicity::new(&s[..s.len() - 25], 1000);
+        assert_eq!(half.smallest(20).map(|p| p.period), Some(30));
+    }
+}
