@@ -21,7 +21,7 @@ use countersign::content::parse_essay;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
-/// Cases per property. Six properties; about 15,000 cases in all.
+/// Cases per property. Seven properties; 17,500 cases in all.
 const CASES: u32 = 2_500;
 
 fn config() -> Config {
@@ -174,6 +174,15 @@ proptest! {
     }
 
     #[test]
+    fn yaml_reader_refuses_or_reads_with_positions_inside(t in yaml_text()) {
+        if let Err(e) = countersign::yaml::from_str::<serde_json::Value>(&t) {
+            if let Some(l) = e.line {
+                prop_assert!(l >= 1 && l <= t.split('\n').count() + 1, "line {} of {} lines: {}", l, t.split('\n').count(), e.message);
+            }
+        }
+    }
+
+    #[test]
     fn number_words_parse_without_panic(t in text(10)) {
         let _ = words::parse(&t);
     }
@@ -183,6 +192,12 @@ proptest! {
         let w = words::format(n, and).expect("below a billion");
         prop_assert_eq!(words::parse(&w), Some(n), "{}", w);
     }
+}
+
+/// YAML-ish text: anchors, aliases, flow and block collections, quotes, comments.
+fn yaml_text() -> impl Strategy<Value = String> {
+    const Y: &[&str] = &["a: ", "b:", "&x ", "*x", "&y [", "*y", "[", "]", "{", "}", ", ", "- ", "\n", "\n  ", "'", "\"", "# c", "? ", "|", ">", "!!str ", "1", "é", "---\n", "...\n", "\t", "%YAML 1.2\n", "<<: *x\n"];
+    prop::collection::vec(prop::sample::select(Y), 0..40).prop_map(|v| v.concat())
 }
 
 /// Computed values of every shape a census returns: integers (extremes included), ratios
