@@ -806,6 +806,14 @@ pub struct PositionResult {
     pub paired: bool,
     /// Won by the player to move.
     pub wins: bool,
+    /// Number of legal moves.
+    pub legal_count: u64,
+    /// Number of struck moves.
+    pub struck_count: u64,
+    /// Number of moves that pass the test.
+    pub survivor_count: u64,
+    /// Number of winning moves.
+    pub winning_count: u64,
     /// Legal moves, increasing.
     pub legal: Vec<u32>,
     /// Struck moves.
@@ -915,6 +923,10 @@ pub fn describe(s: Semigroup) -> PositionResult {
         pseudo_symmetric: s.is_pseudo_symmetric(),
         paired: pairs_off_by_scan(s),
         wins: solver.wins(s),
+        legal_count: moves.len() as u64,
+        struck_count: struck.len() as u64,
+        survivor_count: survivors.len() as u64,
+        winning_count: winning.len() as u64,
         legal: s.moves(),
         struck,
         survivors,

@@ -8,6 +8,9 @@
 //! - `pairs`: sub-path to a list of pairs, each `[a, b]` or an object with `a` and `b`
 //!   (default: no arcs);
 //! - `pair_label`: a field of each pair object printed above its arc (e.g. `animating`);
+//! - `pairs_to_empty`: allow a pair to join any two drawn squares, occupied or not
+//!   (default false: both ends must hold coins); e.g. a numerical semigroup's gaps as the
+//!   coins and the pairs {n, F − n}, one gap and one element each;
 //! - `leftover`: sub-path to a square (or null) drawn in the accent colour;
 //! - `strips`: several strips of the same coins, one per matching, each
 //!   `{label, pairs, leftover, note}` with sub-paths as above (replaces `pairs`/`leftover`);
@@ -55,6 +58,8 @@ struct Options {
     strips: Option<Vec<StripSpec>>,
     #[serde(default)]
     note_prefix: String,
+    #[serde(default)]
+    pairs_to_empty: bool,
 }
 
 fn default_squares() -> String {
@@ -163,8 +168,15 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     };
     for (_, pairs, _, _) in &rows {
         for &(a, b, _) in pairs {
-            if !coins.contains(&a) || !coins.contains(&b) {
-                return Err(FigureError::data(format!("the pair {a}–{b} is not a pair of coins"), "pairs must join occupied squares"));
+            if o.pairs_to_empty {
+                if a >= length || b >= length {
+                    return Err(FigureError::data(format!("the pair {a}–{b} runs past the {length} squares drawn"), "raise `length`"));
+                }
+            } else if !coins.contains(&a) || !coins.contains(&b) {
+                return Err(FigureError::data(
+                    format!("the pair {a}–{b} is not a pair of coins"),
+                    "pairs must join occupied squares (or set `pairs_to_empty: true`)",
+                ));
             }
         }
     }
@@ -265,5 +277,14 @@ mod tests {
         assert!(draw(&json!({"squares": "x"}), &Map::new(), &meta()).is_err());
         assert!(draw(&json!({"squares": [1]}), &opts(json!({"length": 1000})), &meta()).is_err());
         assert!(draw(&json!({"squares": [1]}), &opts(json!({"colour": 1})), &meta()).is_err());
+    }
+
+    #[test]
+    fn pairs_to_empty_squares_when_asked() {
+        // The gaps of ⟨3, 4, 5⟩ are 1 and 2 (F = 2): pairs {0, 2}, one end empty.
+        let data = json!({"squares": [1, 2], "p": [[0, 2]], "far": [[0, 9]]});
+        assert!(draw(&data, &opts(json!({"pairs": "p"})), &meta()).is_err());
+        assert!(draw(&data, &opts(json!({"pairs": "p", "pairs_to_empty": true})), &meta()).is_ok());
+        assert!(draw(&data, &opts(json!({"pairs": "far", "pairs_to_empty": true})), &meta()).is_err());
     }
 }
