@@ -61,14 +61,24 @@ pub fn load(root: &Path) -> Loaded {
         sources.add(e.file.clone(), e.source.clone());
     }
     // Files that failed to parse still need their text for diagnostics.
-    for d in &diags {
+    add_missing_sources(root, &mut sources, &diags);
+    Loaded { root: root.to_path_buf(), config, essays, sources, diags }
+}
+
+/// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
+/// (an essay that failed to load, a site template). A file that is not UTF-8 is shown
+/// with its bad bytes replaced by U+FFFD, so a diagnostic can still show the line.
+fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic]) {
+    for d in diags {
         if sources.get(&d.file).is_none() {
-            if let Ok(t) = std::fs::read_to_string(root.join(&d.file)) {
-                sources.add(d.file.clone(), t);
+            let path = root.join(&d.file);
+            if path.is_file() {
+                if let Ok(b) = std::fs::read(&path) {
+                    sources.add(d.file.clone(), String::from_utf8_lossy(&b).into_owned());
+                }
             }
         }
     }
-    Loaded { root: root.to_path_buf(), config, essays, sources, diags }
 }
 
 /// One distinct census call (calls with equal keys in several essays run once).
@@ -450,5 +460,8 @@ pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
         diags.extend(d);
         output = Some(out);
     }
+    // Render diagnostics may point into site templates: load their text for display.
+    let mut loaded = loaded;
+    add_missing_sources(&opts.root, &mut loaded.sources, &diags);
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags })
 }

@@ -3,7 +3,8 @@
 //! (file:line:column and message). No case may panic.
 //!
 //! ```yaml
-//! command: [check]          # optional; default [check, --no-cache]
+//! command: [check]          # optional; default [check, --no-cache]; `$OUT` in an
+//!                           # argument is a fresh folder outside the case (for build)
 //! exit: 1
 //! stderr:                   # each must occur in stderr
 //!   - "essays/bad.md:12:23"
@@ -30,18 +31,43 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sites");
     let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join("expect.yaml").exists()).collect();
     cases.sort();
-    assert!(cases.len() >= 8, "only {} fixture sites", cases.len());
+    assert!(cases.len() >= 50, "only {} fixture sites", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
         let expect: Expect = countersign::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap()).unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
-        let args = expect.command.clone().unwrap_or_else(|| vec!["check".into(), "--no-cache".into()]);
-        let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(case).arg("--no-color").args(&args).env("CI", "1").output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        let out_dir = tempfile::tempdir().unwrap();
+        let out_path = out_dir.path().join("public").to_string_lossy().into_owned();
+        let args: Vec<String> = expect.command.clone().unwrap_or_else(|| vec!["check".into(), "--no-cache".into()]).into_iter().map(|a| a.replace("$OUT", &out_path)).collect();
+        // No case may hang (an alias bomb, a census over budget that ran anyway): a case
+        // still running after a generous minute is killed and fails.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_countersign"))
+            .arg("--root")
+            .arg(case)
+            .arg("--no-color")
+            .args(&args)
+            .env("CI", "1")
+            .stdout(std::fs::File::create(out_dir.path().join("stdout")).unwrap())
+            .stderr(std::fs::File::create(out_dir.path().join("stderr")).unwrap())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(60) {
+                child.kill().ok();
+                failures.push(format!("{name}: still running after 60 s (a hang?)"));
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let status = child.wait().unwrap();
+        let stderr_bytes = std::fs::read(out_dir.path().join("stderr")).unwrap();
+        let stdout_bytes = std::fs::read(out_dir.path().join("stdout")).unwrap();
+        let stderr = String::from_utf8_lossy(&stderr_bytes);
+        let stdout = String::from_utf8_lossy(&stdout_bytes);
         let mut problems = Vec::new();
-        if out.status.code() != Some(expect.exit) {
-            problems.push(format!("exit {:?}, expected {}", out.status.code(), expect.exit));
+        if status.code() != Some(expect.exit) {
+            problems.push(format!("exit {:?}, expected {}", status.code(), expect.exit));
         }
         if stderr.contains("panicked") {
             problems.push("panicked".into());

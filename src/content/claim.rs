@@ -156,6 +156,13 @@ pub struct ClaimSyntaxError {
     pub hint: String,
 }
 
+/// The end of the character starting at byte `at` of `s` (`at` itself at the end), so
+/// that a one-character error span never splits a multi-byte character (found by the
+/// fuzz tests: `{{ é }}` gave a span ending inside `é`).
+fn char_end(s: &str, at: usize) -> usize {
+    s.get(at..).and_then(|r| r.chars().next()).map_or(at.min(s.len()), |c| at + c.len_utf8())
+}
+
 fn is_ident_start(c: char) -> bool {
     c.is_ascii_alphabetic() || c == '_'
 }
@@ -170,7 +177,7 @@ pub fn parse_path(s: &str, base: usize) -> Result<(Path, usize), ClaimSyntaxErro
     let bytes = s.as_bytes();
     let err = |msg: &str, at: usize, hint: &str| ClaimSyntaxError {
         message: msg.to_string(),
-        span: base + at..base + (at + 1).min(s.len().max(at)),
+        span: base + at..base + char_end(s, at),
         hint: hint.to_string(),
     };
     let first = s.chars().next();
@@ -328,7 +335,7 @@ fn parse_expr(s: &str, base: usize) -> Result<Vec<Comparison>, ClaimSyntaxError>
         let Some((tok, op)) = ops.iter().find(|(t, _)| s[i..].starts_with(t)) else {
             return Err(ClaimSyntaxError {
                 message: "expected a comparison (==, !=, <, <=, >, >=)".into(),
-                span: base + i..base + i + 1,
+                span: base + i..base + char_end(s, i),
                 hint: "an assert compares, e.g. {{ assert moves.struck_winning == 0 }}".into(),
             });
         };
@@ -347,7 +354,7 @@ fn parse_expr(s: &str, base: usize) -> Result<Vec<Comparison>, ClaimSyntaxError>
         }
         return Err(ClaimSyntaxError {
             message: "expected `and` or the end of the assert".into(),
-            span: base + i..base + i + 1,
+            span: base + i..base + char_end(s, i),
             hint: "join comparisons with `and`".into(),
         });
     }
@@ -394,6 +401,15 @@ mod tests {
                 assert_eq!(&src[stated_span], "1,001");
             }
             k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn error_spans_cover_whole_characters() {
+        for inner in [" é ", " assert x é 1 ", " assert a == 1 é ", " a.b[é] ", " a.é ", "é"] {
+            let e = parse_claim(inner, 10, 8..inner.len() + 12).unwrap_err();
+            let r = e.span.start - 10..e.span.end - 10;
+            assert!(inner.get(r.clone()).is_some(), "{inner:?}: span {r:?} splits a character");
         }
     }
 

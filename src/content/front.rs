@@ -88,12 +88,13 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 (Some(l), Some(c)) => yaml_start + super::offset_of(yaml, l, c),
                 _ => yaml_start,
             };
-            let msg = if e.message.contains("invalid type") && e.message.contains("expected struct") {
+            let msg = if e.message.contains("invalid type") && e.message.contains("expected a mapping") {
                 "front matter must be a mapping of keys to values".to_string()
             } else {
                 format!("in front matter: {}", e.message)
             };
-            vec![Diagnostic::error(file, at..at + 1, msg)
+            let r = super::char_span(source, at);
+            vec![Diagnostic::error(file, r, msg)
                 .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
         })?
     };

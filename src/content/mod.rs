@@ -111,6 +111,13 @@ pub fn offset_of(text: &str, line: usize, column: usize) -> usize {
     off + col_bytes
 }
 
+/// The span of the one character at byte `at` of `text` (empty at the end): error spans
+/// from YAML positions must not split a multi-byte character (found by fuzzing).
+pub fn char_span(text: &str, at: usize) -> Range<usize> {
+    let at = at.min(text.len());
+    at..at + text[at..].chars().next().map_or(0, char::len_utf8)
+}
+
 /// The offset in `yaml` of the value of the mapping key reached by `keys` (each key looked
 /// for as `key:` after the previous one), or of the last key found. A heuristic for pointing
 /// at a parameter that deserialized but broke a limit; good for block and flow style.
@@ -172,12 +179,14 @@ fn is_identifier(s: &str) -> bool {
 
 /// Diagnostic for a YAML error inside a directive block.
 pub fn block_yaml_diag(file: &str, block: &FencedBlock, e: &crate::yaml::YamlError, what: &str) -> Diagnostic {
-    let at = match (e.line, e.column) {
-        (Some(l), Some(c)) => block.source_offset(offset_of(&block.content, l, c)),
-        _ => block.span.start,
+    let span = match (e.line, e.column) {
+        (Some(l), Some(c)) => {
+            let r = char_span(&block.content, offset_of(&block.content, l, c));
+            block.source_offset(r.start)..block.source_offset(r.start) + r.len().max(1)
+        }
+        _ => block.span.start..block.span.start + 1,
     };
-    let end = at + 1;
-    Diagnostic::error(file, at..end, format!("{what}: {}", e.message))
+    Diagnostic::error(file, span, format!("{what}: {}", e.message))
         .with_label("here")
         .with_hint(match what {
             "in this census block" => "a census block holds `id`, `run` and `with`; see `countersign list` for parameters",
@@ -213,7 +222,8 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     };
     let sc = scan::scan(&source[body.clone()], body.start);
     for e in &sc.errors {
-        diags.push(Diagnostic::error(file, e.span.clone(), e.message.clone()).with_label("in this claim").with_hint(e.hint.clone()));
+        let label = if e.message.starts_with("unterminated code fence") { "opened here" } else { "in this claim" };
+        diags.push(Diagnostic::error(file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
     }
     let mut calls = Vec::new();
     let mut figures: Vec<FigureBlock> = Vec::new();
@@ -310,8 +320,15 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let display = |p: &FsPath| p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
     if !dir.is_dir() {
+        // Say why: missing, a file, or a symlink that leads nowhere (a loop, or dangling).
+        let message = match (std::fs::symlink_metadata(dir), std::fs::metadata(dir)) {
+            (Err(_), _) => "no essays folder".to_string(),
+            (Ok(_), Ok(_)) => "essays is not a folder".to_string(),
+            (Ok(_), Err(e)) if e.raw_os_error() == Some(libc::ELOOP) => "essays is a symlink loop".to_string(),
+            (Ok(_), Err(e)) => format!("essays is a symlink that cannot be followed: {e}"),
+        };
         diags.push(
-            Diagnostic::error(display(dir), 0..0, "no essays folder")
+            Diagnostic::error(display(dir), 0..0, message)
                 .with_hint("put essays as Markdown files in essays/, or run `countersign new` to start a site"),
         );
         return (essays, diags);
@@ -327,7 +344,15 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
             }
             Err(e) => {
                 let p = e.path().map(display).unwrap_or_else(|| display(dir));
-                let why = if e.loop_ancestor().is_some() { "a symlink loop".to_string() } else { e.to_string() };
+                let broken = e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+                    && e.path().is_some_and(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()));
+                let why = if e.loop_ancestor().is_some() {
+                    "a symlink loop".to_string()
+                } else if broken {
+                    "a broken symlink (its target does not exist)".to_string()
+                } else {
+                    e.io_error().map(|io| io.to_string()).unwrap_or_else(|| e.to_string())
+                };
                 diags.push(Diagnostic::error(p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"));
             }
         }
@@ -344,11 +369,14 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
         let source = match String::from_utf8(bytes) {
             Ok(s) => s,
             Err(e) => {
+                // Point at the first bad byte. The pipeline shows the file's text with bad
+                // bytes replaced by U+FFFD; the text before the first one is unchanged, so
+                // `at` is the same offset there, and the replacement is 3 bytes long.
                 let at = e.utf8_error().valid_up_to();
-                let lossy = String::from_utf8_lossy(e.as_bytes()).into_owned();
-                let (line, col) = crate::diag::line_col(&lossy, at);
+                let byte = e.as_bytes()[at];
                 diags.push(
-                    Diagnostic::error(file, 0..0, format!("not UTF-8: invalid byte at line {line}, column {col} (byte {at})"))
+                    Diagnostic::error(file, at..at + '\u{fffd}'.len_utf8(), format!("not UTF-8: invalid byte 0x{byte:02X} (byte {at} of the file)"))
+                        .with_label("not UTF-8")
                         .with_hint("save the essay as UTF-8"),
                 );
                 continue;

@@ -75,6 +75,19 @@ pub fn scan(text: &str, base: usize) -> Scan {
                 out.excluded.push(range.clone());
                 if let CodeBlockKind::Fenced(info) = kind {
                     let word = info.split_whitespace().next().unwrap_or("");
+                    // CommonMark lets an unclosed fence run to the end of its container
+                    // (usually the end of the essay), silently swallowing every claim and
+                    // block after it. In an essay that is always a mistake: say so, and do
+                    // not read a directive out of the swallowed text.
+                    if !fence_is_closed(&text[range.clone()]) {
+                        let line_end = text[range.start..range.end].find('\n').map(|n| range.start + n).unwrap_or(range.end);
+                        out.errors.push(ClaimSyntaxError {
+                            message: format!("unterminated code fence: this {} block is never closed", if word.is_empty() { "code" } else { word }),
+                            span: base + range.start..base + line_end.max(range.start + 1),
+                            hint: "close the block with a line holding the same fence (``` or ~~~); until then the rest of the essay is code".into(),
+                        });
+                        continue;
+                    }
                     if word == "census" || word == "figure" {
                         block = Some(FencedBlock {
                             kind: word.to_string(),
@@ -112,6 +125,21 @@ pub fn scan(text: &str, base: usize) -> Scan {
         *r = base + r.start..base + r.end;
     }
     out
+}
+
+/// True when the fenced block `raw` (its source text, from the opening fence on) ends
+/// with a closing fence: a line of at least as many of the same fence characters as the
+/// opening, after any container prefix (`>` of a block quote, indentation).
+fn fence_is_closed(raw: &str) -> bool {
+    let open = raw.trim_start_matches([' ', '\t']);
+    let Some(ch) = open.chars().next().filter(|c| *c == '`' || *c == '~') else { return true };
+    let n = open.chars().take_while(|c| *c == ch).count();
+    let mut lines = raw.trim_end_matches(['\n', '\r']).lines();
+    let _opening = lines.next();
+    let Some(last) = lines.last() else { return false };
+    let last = last.trim_start_matches(|c: char| c == '>' || c == ' ' || c == '\t');
+    let run = last.chars().take_while(|c| *c == ch).count();
+    run >= n && last[run * ch.len_utf8()..].trim().is_empty()
 }
 
 fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
@@ -207,6 +235,22 @@ mod tests {
                 assert_eq!(&text[stated_span.start - 10..stated_span.end - 10], "1,001")
             }
             k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn unterminated_fences_are_errors() {
+        let s = scan("a {{ x.a = 1 }}\n\n```census\nid: g\n\nb {{ x.b = 2 }}\n", 0);
+        assert_eq!(stated(&s), vec!["1"]);
+        assert!(s.blocks.is_empty());
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.errors[0].message.contains("census block is never closed"));
+        // Closed fences, in containers too, are fine; so are longer closing fences.
+        for ok in ["```\nx\n```\n", "~~~~\nx\n~~~~~\n", "> ```census\n> id: a\n> ```\n", "- ```\n  x\n  ```\n", "```\n```"] {
+            assert!(scan(ok, 0).errors.is_empty(), "{ok:?}: {:?}", scan(ok, 0).errors);
+        }
+        for bad in ["```", "~~~\nx\n", "````\nx\n```\n", "> ```\n> x\n\nafter\n"] {
+            assert_eq!(scan(bad, 0).errors.len(), 1, "{bad:?}");
         }
     }
 

@@ -84,8 +84,23 @@ pub fn lookup(kind: &str) -> Option<DrawFn> {
 /// wrong type is a [`FigureError`] naming the key.
 pub fn options<T: DeserializeOwned>(opts: &Map<String, Value>) -> Result<T, FigureError> {
     serde_json::from_value(Value::Object(opts.clone())).map_err(|e| {
-        let msg = e.to_string();
-        let key = msg.split('`').nth(1).map(str::to_string).filter(|k| opts.contains_key(k));
+        let mut msg = e.to_string();
+        let mut key = msg.split('`').nth(1).map(str::to_string).filter(|k| opts.contains_key(k));
+        // A wrong type ("invalid type: string \"x\", expected a boolean") names no key: find
+        // the key whose removal changes the error, and name it.
+        if key.is_none() {
+            key = opts
+                .keys()
+                .find(|k| {
+                    let mut m = opts.clone();
+                    m.remove(k.as_str());
+                    serde_json::from_value::<T>(Value::Object(m)).err().map(|e2| e2.to_string()) != Some(msg.clone())
+                })
+                .cloned();
+            if let Some(k) = &key {
+                msg = format!("`{k}`: {msg}");
+            }
+        }
         FigureError { message: msg, key, hint: "see the figure kind's options in docs/ARCHITECTURE.md".into() }
     })
 }

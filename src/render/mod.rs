@@ -113,7 +113,65 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
         .filter(|n| n.ends_with(".html"))
         .map(|n| format!("templates/{n}"))
         .unwrap_or_else(|| what.to_string());
-    Diagnostic::error(file, 0..0, msg.replace('\n', " ")).with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/")
+    // A parse error carries pest's snippet ("--> 3:20", "3 | text", "|  ^---", "= expected
+    // …"): keep its position for the span (see `place_template_diag`) and only its words
+    // for the message.
+    let words: Vec<&str> = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("-->") && !l.starts_with('|') && !(l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" |")))
+        .map(|l| l.strip_prefix("= ").unwrap_or(l))
+        .map(|l| l.find("-->").map_or(l, |i| l[..i].trim_end()))
+        .collect();
+    let mut d = Diagnostic::error(file, 0..0, words.join(" ")).with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
+    if let Some(pos) = msg.find("--> ").map(|i| &msg[i + 4..]) {
+        let lc: Vec<usize> = pos.split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
+        if let [l, c] = lc[..] {
+            d = d.with_note(format!("at {l}:{c}"));
+        }
+    }
+    d
+}
+
+/// Point a template diagnostic at its place in the site's own template: the line and
+/// column of a parse error, or the first `name` the message quotes (a variable that is not
+/// in the context, an unknown filter) found in the template. A template of the site's
+/// other than the one the message names is searched too (a parent may hold the name).
+/// Built-in templates are not in the site: those diagnostics keep naming the file only.
+fn place_template_diag(root: &Path, mut d: Diagnostic) -> Diagnostic {
+    let read = |f: &str| std::fs::read(root.join(f)).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+    if let Some(i) = d.notes.iter().position(|n| n.starts_with("at ")) {
+        let note = d.notes.remove(i);
+        let lc: Vec<usize> = note[3..].split(':').filter_map(|n| n.parse().ok()).collect();
+        if let (Some(text), [l, c]) = (read(&d.file), &lc[..]) {
+            let at = crate::content::offset_of(&text, *l, *c);
+            d.span = at..(at + text[at..].chars().next().map_or(0, char::len_utf8)).max(at);
+        }
+        return d;
+    }
+    // Quoted names: `variable` first, then 'filter' or 'parent.html' (not the file itself).
+    let own = d.file.trim_start_matches("templates/").to_string();
+    let mut names: Vec<String> = d.message.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    names.extend(d.message.split('\'').skip(1).step_by(2).filter(|n| *n != own).map(str::to_string));
+    let mut files = vec![d.file.clone()];
+    if let Ok(rd) = walkdir::WalkDir::new(root.join("templates")).sort_by_file_name().into_iter().collect::<Result<Vec<_>, _>>() {
+        for e in rd.iter().filter(|e| e.file_type().is_file()) {
+            let rel = format!("templates/{}", e.path().strip_prefix(root.join("templates")).unwrap_or(e.path()).to_string_lossy().replace('\\', "/"));
+            if !files.contains(&rel) {
+                files.push(rel);
+            }
+        }
+    }
+    for name in names.iter().filter(|n| !n.is_empty()) {
+        for f in &files {
+            if let Some(at) = read(f).and_then(|t| t.find(name.as_str())) {
+                d.file = f.clone();
+                d.span = at..at + name.len();
+                return d;
+            }
+        }
+    }
+    d
 }
 
 fn claim_html(r: &ClaimReport) -> String {
@@ -231,7 +289,7 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
     };
     let tera = match templates(root) {
         Ok(t) => t,
-        Err(d) => return d,
+        Err(d) => return d.into_iter().map(|d| place_template_diag(root, d)).collect(),
     };
     let site = json!({ "title": config.title, "base_url": config.base_url, "description": config.description });
     // Ladders: essays grouped by anchor in rung order, then the loose ones by title.
@@ -288,7 +346,7 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
         ctx.insert("next", &next);
         match tera.render("essay.html", &ctx) {
             Ok(page) => out.insert(format!("{}/index.html", essay.slug), page.into_bytes()),
-            Err(e) => diags.push(tera_diag(&e, "templates/essay.html")),
+            Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/essay.html"))),
         }
         // Published results: the claimed values and capped census summaries.
         let claims: Vec<Value> = input
@@ -319,7 +377,7 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
     ctx.insert("loose", &loose.iter().map(|e| summary(e)).collect::<Vec<_>>());
     match tera.render("index.html", &ctx) {
         Ok(page) => out.insert("index.html", page.into_bytes()),
-        Err(e) => diags.push(tera_diag(&e, "templates/index.html")),
+        Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/index.html"))),
     }
     for (p, b) in BUILTIN_STATIC {
         out.insert(*p, b.to_vec());

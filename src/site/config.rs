@@ -99,7 +99,7 @@ impl Config {
                     _ => 0,
                 };
                 Err((
-                    Diagnostic::error(FILE, at..at + 1, format!("in the site configuration: {}", e.message))
+                    Diagnostic::error(FILE, crate::content::char_span(&text, at), format!("in the site configuration: {}", e.message))
                         .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
                     Some(text),
                 ))

@@ -87,6 +87,11 @@ fn exchange(_: &Path, _: &Path) -> io::Result<()> {
 /// it), or the swap fails; in every case `out` is left as it was and the temporary folder
 /// is removed.
 pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer) -> io::Result<()> {
+    // An existing file (not a folder) at `out` would be exchanged for the site and then
+    // left under a temporary name: refuse instead.
+    if out.symlink_metadata().is_ok() && !out.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} exists and is not a folder", out.display())));
+    }
     remove_leftovers(out);
     let tmp = sibling(out, "tmp");
     let result = (|| {
