@@ -182,7 +182,29 @@ fn seed_numbers(text: &str) -> Vec<(usize, String)> {
             let end = cs.get(j).map(|x| x.0).unwrap_or(text.len());
             let w = text[at..end].trim_end_matches('-').to_lowercase();
             if w.split('-').all(|p| words.contains(&p) || matches!(p, "one" | "two")) && w.split('-').any(|p| words.contains(&p)) {
-                out.push((at, text[at..at + w.len()].to_string()));
+                // Extend over the rest of a phrase ("six hundred and sixty") while it reads
+                // as one number: one more word, or "and" and one more word.
+                let next_word_end = |from: usize| -> Option<usize> {
+                    let rest = text[from..].strip_prefix(' ')?;
+                    let len = rest.find(|c: char| !(c.is_alphabetic() || c == '-')).unwrap_or(rest.len());
+                    (len > 0).then_some(from + 1 + len)
+                };
+                let mut phrase_end = at + w.len();
+                loop {
+                    let Some(one) = next_word_end(phrase_end) else { break };
+                    let two = next_word_end(one);
+                    if countersign::check::words::parse(&text[at..one]).is_some() {
+                        phrase_end = one;
+                    } else if let Some(two) = two.filter(|&t| text[phrase_end..one].trim() == "and" && countersign::check::words::parse(&text[at..t]).is_some()) {
+                        phrase_end = two;
+                    } else {
+                        break;
+                    }
+                }
+                out.push((at, text[at..phrase_end].to_string()));
+                while j < cs.len() && cs[j].0 < phrase_end {
+                    j += 1;
+                }
             }
             i = j;
         } else {
