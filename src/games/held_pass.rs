@@ -22,12 +22,14 @@
 //! * [`Periodicity`]: eventual periods of a sequence by the Z-function of the reversed
 //!   sequence, linear time.
 //!
-//! Sources: the held pass ("pass with a restriction") in Nim is listed among the open
-//! problems in R. K. Guy and R. J. Nowakowski, "Unsolved problems in combinatorial games"
-//! (in *More Games of No Chance*, MSRI Publ. 42, 2002), after Morrison, Friedman and
-//! Landsberg, "Nim with a pass" (discussions of 2000s); Grundy values and mex as in
-//! Berlekamp, Conway and Guy, *Winning Ways*, ch. 3. The mex characterisation of the
-//! partner function and the slice method are derived (and proved) here.
+//! Sources: the pass in Nim as an open question is in R. K. Guy and R. J. Nowakowski,
+//! "Unsolved problems in combinatorial games" (*More Games of No Chance*, MSRI Publ. 42,
+//! 2002); three-heap Nim with a pass studied numerically in R. E. Morrison,
+//! E. J. Friedman and A. S. Landsberg, "Combinatorial games with a pass: a dynamical
+//! systems approach", *Chaos* 21 (2011) 043108, and arXiv:2010.10643 ("Investigations of
+//! impartial games with a pass"). Grundy values and mex as in Berlekamp, Conway and Guy,
+//! *Winning Ways*, ch. 3. The mex characterisation of the partner function and the slice
+//! method are derived (and proved) here.
 
 use crate::games::impartial::Grundy;
 
@@ -313,12 +315,12 @@ pub const SLICES_MAX_HEAP: u32 = 4_000_000;
 ///
 /// Algorithm, per slice a: a bit set R of the row's used partners {P(a, b') : b' < b}
 /// (started with the entries P(b', a), b' < a, from lower slices) with a pointer to its
-/// least missing value, which only grows; for each b the column values P(a', b), a' < a,
-/// and a ⊕ b are stamped in a scratch array with a tag unique to (a, b), and the mex is
-/// found by walking the values missing from R upwards from the pointer, skipping stamped
-/// ones: at most a + 2 steps, each a word operation. Time O(a) per entry, O(N·A²) in all.
-/// Memory 4·(A+1)·(N+1) bytes for the partners, (A+1)·(N+A+2)/8 bytes for the sets R and
-/// 4·(N+A) bytes of stamps per thread: O(N·A).
+/// least missing value, which only grows. Every offset lies within a + 1 (see below), so
+/// the pointer is at least b − a − 1 and the mex at most a + b + 1: for each b the column
+/// values P(a', b), a' < a, and a ⊕ b are set as bits in a window of 2a + 3 values from the
+/// pointer's word, the window is ORed with R's words, and the mex is the first zero bit.
+/// Time O(a) per entry, O(N·A²) in all. Memory 4·(A+1)·(N+1) bytes for the partners and
+/// (A+1)·(N+3A)/8 bytes for the sets R: O(N·A).
 ///
 /// Order of work: the middle heaps are cut into blocks of [`SLICE_BLOCK`], stored column
 /// by column (the values P(a', b), a' ≤ A, of one b are contiguous, so the column set of
@@ -359,10 +361,8 @@ struct Group {
     lo: usize,
     hi: usize,
     rows: Vec<RowState>,
-    /// stamp[v] == tag: v is in the current entry's column set. One tag per entry, at
-    /// most 1001 · 4,000,001 < 2³² of them.
-    stamp: Vec<u32>,
-    tag: u32,
+    /// Scratch: the column set of the current entry as bits over the row's window.
+    win: Vec<u64>,
 }
 
 impl Group {
@@ -383,45 +383,69 @@ impl Group {
                         block[bp * h + a] = v;
                         st.row[v as usize / 64] |= 1u64 << (v % 64);
                     }
-                    while st.row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
-                        st.ptr += 1;
-                    }
+                    st.ptr = next_zero(&st.row, st.ptr);
                 }
                 let (lower, rest) = block[off * h..off * h + h].split_at_mut(a);
-                self.tag += 1;
-                let tag = self.tag;
-                for &v in lower.iter() {
-                    self.stamp[v as usize] = tag;
-                }
-                // a ⊕ b is excluded unless the board is empty (a = b = 0).
-                if b != 0 {
-                    self.stamp[a ^ b] = tag;
-                }
                 let row = &mut st.row;
-                let mut z = st.ptr;
-                loop {
-                    // The next value at or after z missing from the row.
-                    let mut wi = z / 64;
-                    let mut word = !row[wi] & (!0u64 << (z % 64));
-                    while word == 0 {
-                        wi += 1;
-                        word = !row[wi];
-                    }
-                    z = wi * 64 + word.trailing_zeros() as usize;
-                    if self.stamp[z] == tag {
-                        z += 1;
-                    } else {
-                        break;
+                // The mex lies in [ptr, a + b + 1], and ptr ≥ b − a − 1 (every offset is
+                // within a + 1), so a window of 2a + 3 values from ptr's word holds it:
+                // mark the column set there and OR it with the row's words.
+                let base = st.ptr / 64 * 64;
+                let wn = (2 * a + 2) / 64 + 3;
+                let win = &mut self.win[..wn];
+                win.fill(0);
+                let cap = wn * 64;
+                let mut outside = false;
+                let pass = if b != 0 { Some((a ^ b) as u32) } else { None };
+                for v in lower.iter().copied().chain(pass) {
+                    let d = (v as usize).wrapping_sub(base);
+                    if d < cap {
+                        win[d / 64] |= 1u64 << (d % 64);
+                    } else if v as usize >= base {
+                        outside = true;
                     }
                 }
+                let z = if outside {
+                    // Never reached while offsets stay within a + 1; kept for safety.
+                    let mut z = st.ptr;
+                    loop {
+                        z = next_zero(row, z);
+                        if lower.iter().any(|&v| v as usize == z) || pass == Some(z as u32) {
+                            z += 1;
+                        } else {
+                            break z;
+                        }
+                    }
+                } else {
+                    let bw = base / 64;
+                    let mut found = None;
+                    for (i, &w) in win.iter().enumerate() {
+                        let used = w | row[bw + i];
+                        if used != !0u64 {
+                            found = Some(base + i * 64 + used.trailing_ones() as usize);
+                            break;
+                        }
+                    }
+                    found.unwrap_or_else(|| next_zero(row, base + cap))
+                };
                 rest[0] = z as u32;
                 row[z / 64] |= 1u64 << (z % 64);
-                while row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
-                    st.ptr += 1;
-                }
+                st.ptr = next_zero(row, st.ptr);
             }
         }
     }
+}
+
+/// The least value ≥ `from` missing from the bit set `row` (which must have a zero bit at
+/// or after `from`).
+fn next_zero(row: &[u64], from: usize) -> usize {
+    let mut wi = from / 64;
+    let mut word = !row[wi] & (!0u64 << (from % 64));
+    while word == 0 {
+        wi += 1;
+        word = !row[wi];
+    }
+    wi * 64 + word.trailing_zeros() as usize
 }
 
 impl Slices {
@@ -452,7 +476,8 @@ impl Slices {
         let nb = nn.div_ceil(bs);
         // Values reach at most a + b + 1 ≤ a_max + n + 1.
         let vmax = h + nn + 1;
-        let words = vmax / 64 + 2;
+        // Room for the window of 2h + 3 values past any pointer.
+        let words = (vmax + 2 * h) / 64 + 6;
         // Groups of slices of about equal cost.
         let threads = threads.clamp(1, h);
         let total_cost: usize = (0..h).map(|a| a + 2).sum();
@@ -467,8 +492,7 @@ impl Slices {
                     lo,
                     hi: a + 1,
                     rows: (lo..=a).map(|_| RowState { row: vec![0u64; words], ptr: 0 }).collect(),
-                    stamp: vec![0u32; vmax + 64],
-                    tag: 0,
+                    win: vec![0u64; (2 * h + 2) / 64 + 3],
                 });
                 lo = a + 1;
             }
@@ -589,15 +613,26 @@ pub struct Periodicity {
 
 impl Periodicity {
     /// Analyse `s` for periods up to `max_period` (and at most `s.len() / 3`). O(n).
-    pub fn new<T: PartialEq + Clone>(s: &[T], max_period: usize) -> Periodicity {
+    pub fn new<T: PartialEq>(s: &[T], max_period: usize) -> Periodicity {
         let n = s.len();
         let pmax = max_period.min(n / 3);
-        let rev: Vec<T> = s.iter().rev().cloned().collect();
-        let z = z_function(&rev);
-        let mut tail = vec![0usize; pmax + 1];
-        for p in 1..=pmax {
-            tail[p] = (p + z[p]).min(n);
+        // The Z-function of the reversed sequence, r[i] = s[n − 1 − i], read in place and
+        // computed only for shifts 1..=pmax (each z[i] needs only z at smaller shifts).
+        let r = |i: usize| &s[n - 1 - i];
+        let mut z = vec![0usize; pmax + 1];
+        let (mut l, mut rr) = (0usize, 0usize);
+        for i in 1..=pmax {
+            let mut k = if i < rr { (rr - i).min(z[i - l]) } else { 0 };
+            while i + k < n && r(k) == r(i + k) {
+                k += 1;
+            }
+            z[i] = k;
+            if i + k > rr {
+                l = i;
+                rr = i + k;
+            }
         }
+        let tail = (0..=pmax).map(|p| if p == 0 { 0 } else { (p + z[p]).min(n) }).collect();
         Periodicity { tail, len: n }
     }
 
@@ -735,6 +770,16 @@ mod tests {
                 for y in 0..=n {
                     assert_eq!(s.partner(x, y), one.partner(x, y), "{groups} groups, pair ({x}, {y})");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn offsets_stay_within_a_plus_one() {
+        let s = Slices::compute(12, 5000, |_, _| true).unwrap();
+        for a in 0..=12u32 {
+            for (i, &d) in s.offsets(a).iter().enumerate() {
+                assert!(d.abs() <= a as i64 + 1, "slice {a}, middle heap {}: offset {d}", a as usize + i);
             }
         }
     }
