@@ -316,11 +316,14 @@ pub const SLICES_MAX_HEAP: u32 = 4_000_000;
 /// Algorithm, per slice a: a bit set R of the row's used partners {P(a, b') : b' < b}
 /// (started with the entries P(b', a), b' < a, from lower slices) with a pointer to its
 /// least missing value, which only grows. Every offset lies within a + 1 (see below), so
-/// the pointer is at least b − a − 1 and the mex at most a + b + 1: for each b the column
-/// values P(a', b), a' < a, and a ⊕ b are set as bits in a window of 2a + 3 values from the
-/// pointer's word, the window is ORed with R's words, and the mex is the first zero bit.
-/// Time O(a) per entry, O(N·A²) in all. Memory 4·(A+1)·(N+1) bytes for the partners and
-/// (A+1)·(N+3A)/8 bytes for the sets R: O(N·A).
+/// the pointer is at least b − a − 1, the mex at most a + b + 1, and every value of column
+/// b within A + 1 of b. Columns are walked upwards through the slices: the column set
+/// {P(a', b) : a' < a} is kept as a running bit mask over a window of 2A + 3 values around
+/// b (slice a adds P(a, b) for the slice above), a ⊕ b is added for the entry alone, the
+/// mask is ORed with R's words from the pointer, and the mex is the first zero bit.
+/// Time O(A/64) word operations per entry, plus O(A) per column to start the mask of a
+/// thread's group of slices: O(N·A²) in all, far less in practice. Memory 4·(A+1)·(N+1)
+/// bytes for the partners and (A+1)·(N+3A)/8 bytes for the sets R: O(N·A).
 ///
 /// Order of work: the middle heaps are cut into blocks of [`SLICE_BLOCK`], stored column
 /// by column (the values P(a', b), a' ≤ A, of one b are contiguous, so the column set of
@@ -361,7 +364,7 @@ struct Group {
     lo: usize,
     hi: usize,
     rows: Vec<RowState>,
-    /// Scratch: the column set of the current entry as bits over the row's window.
+    /// Scratch: the running column set as bits over the column's window.
     win: Vec<u64>,
 }
 
@@ -371,9 +374,31 @@ impl Group {
     fn run_block(&mut self, k: usize, block: &mut [u32], nn: usize, bs: usize, h: usize) {
         let b0 = k * bs;
         let b1 = (b0 + bs).min(nn);
+        // Every value in column b (P(a', b), a' ≤ a_max, and a ⊕ b) lies within h + 1 of b,
+        // so a window of wn words from cbase = (b − h − 1) rounded down to a word holds the
+        // column set; the column set of slice a is that of slice a − 1 plus P(a − 1, b), so
+        // it is kept as a running bit mask while the column is walked upwards.
+        let wn = (2 * h + 66) / 64 + 2;
         for b in b0..b1 {
             let off = b - b0;
-            for a in self.lo..self.hi.min(b + 1) {
+            let amax = self.hi.min(b + 1);
+            if self.lo >= amax {
+                continue;
+            }
+            let cbase = b.saturating_sub(h + 1) / 64 * 64;
+            let cw = cbase / 64;
+            let win = &mut self.win[..wn];
+            win.fill(0);
+            let mut outside = false;
+            for ap in 0..self.lo {
+                let d = (block[off * h + ap] as usize).wrapping_sub(cbase);
+                if d < wn * 64 {
+                    win[d / 64] |= 1u64 << (d % 64);
+                } else {
+                    outside = true;
+                }
+            }
+            for a in self.lo..amax {
                 let st = &mut self.rows[a - self.lo];
                 if b == a {
                     // Slice a starts: its entries b' < a are P(b', a), found in this column
@@ -385,52 +410,44 @@ impl Group {
                     }
                     st.ptr = next_zero(&st.row, st.ptr);
                 }
-                let (lower, rest) = block[off * h..off * h + h].split_at_mut(a);
                 let row = &mut st.row;
-                // The mex lies in [ptr, a + b + 1], and ptr ≥ b − a − 1 (every offset is
-                // within a + 1), so a window of 2a + 3 values from ptr's word holds it:
-                // mark the column set there and OR it with the row's words.
-                let base = st.ptr / 64 * 64;
-                let wn = (2 * a + 2) / 64 + 3;
-                let win = &mut self.win[..wn];
-                win.fill(0);
-                let cap = wn * 64;
-                let mut outside = false;
-                let pass = if b != 0 { Some((a ^ b) as u32) } else { None };
-                for v in lower.iter().copied().chain(pass) {
-                    let d = (v as usize).wrapping_sub(base);
-                    if d < cap {
-                        win[d / 64] |= 1u64 << (d % 64);
-                    } else if v as usize >= base {
-                        outside = true;
+                // a ⊕ b is excluded unless the board is empty (a = b = 0).
+                let pass = if b != 0 { (a ^ b).wrapping_sub(cbase) } else { usize::MAX };
+                let mut z = None;
+                if !outside && st.ptr >= cbase && (b == 0 || pass < wn * 64) {
+                    for i in (st.ptr - cbase) / 64..wn {
+                        let mut used = row[cw + i] | win[i];
+                        if pass / 64 == i {
+                            used |= 1u64 << (pass % 64);
+                        }
+                        if used != !0u64 {
+                            z = Some(cbase + i * 64 + used.trailing_ones() as usize);
+                            break;
+                        }
                     }
                 }
-                let z = if outside {
-                    // Never reached while offsets stay within a + 1; kept for safety.
+                let z = z.unwrap_or_else(|| {
+                    // Outside the proven bounds: never reached; a plain walk, kept for safety.
+                    let lower = &block[off * h..off * h + a];
                     let mut z = st.ptr;
                     loop {
                         z = next_zero(row, z);
-                        if lower.iter().any(|&v| v as usize == z) || pass == Some(z as u32) {
+                        if lower.iter().any(|&v| v as usize == z) || (b != 0 && z == a ^ b) {
                             z += 1;
                         } else {
                             break z;
                         }
                     }
-                } else {
-                    let bw = base / 64;
-                    let mut found = None;
-                    for (i, &w) in win.iter().enumerate() {
-                        let used = w | row[bw + i];
-                        if used != !0u64 {
-                            found = Some(base + i * 64 + used.trailing_ones() as usize);
-                            break;
-                        }
-                    }
-                    found.unwrap_or_else(|| next_zero(row, base + cap))
-                };
-                rest[0] = z as u32;
+                });
+                block[off * h + a] = z as u32;
                 row[z / 64] |= 1u64 << (z % 64);
                 st.ptr = next_zero(row, st.ptr);
+                let d = z.wrapping_sub(cbase);
+                if d < wn * 64 {
+                    win[d / 64] |= 1u64 << (d % 64);
+                } else {
+                    outside = true;
+                }
             }
         }
     }
@@ -492,7 +509,7 @@ impl Slices {
                     lo,
                     hi: a + 1,
                     rows: (lo..=a).map(|_| RowState { row: vec![0u64; words], ptr: 0 }).collect(),
-                    win: vec![0u64; (2 * h + 2) / 64 + 3],
+                    win: vec![0u64; (2 * h + 66) / 64 + 2],
                 });
                 lo = a + 1;
             }
