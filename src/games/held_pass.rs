@@ -655,7 +655,7 @@ impl Periodicity {
 
     fn accepted(&self, p: usize, min_run: usize) -> Option<Period> {
         let l = self.tail[p];
-        (l >= 3 * p && l >= min_run + 1).then_some(Period { period: p, start: self.len - l, tail: l })
+        (l >= 3 * p && l > min_run).then_some(Period { period: p, start: self.len - l, tail: l })
     }
 
     /// The smallest accepted period with its earliest start, if any.
@@ -771,7 +771,7 @@ mod tests {
             for b in a..=10u32 {
                 let c = s.partner(a, b).unwrap();
                 assert!(r.is_loss(&[a as u64, b as u64, c as u64]), "({a}, {b}, {c}) not lost");
-                assert_eq!(c as u64 <= partner_bound(a as u64, b as u64), true);
+                assert!(c as u64 <= partner_bound(a as u64, b as u64), "({a}, {b}, {c}) over the bound");
             }
         }
     }
