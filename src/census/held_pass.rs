@@ -713,7 +713,7 @@ impl Census for HeldPassSlices {
         let per: Vec<(u32, SliceResult)> = (1..=p.slices)
             .into_par_iter()
             .map(|a| {
-                let d = s.offsets(a);
+                let d = s.offsets_i16(a);
                 let full = Periodicity::new(&d, maxp);
                 let period = slice_period(full.smallest(MIN_RUN), a);
                 let longest = slice_period(full.longest_tail(MIN_RUN), a);
@@ -725,10 +725,10 @@ impl Census for HeldPassSlices {
                 };
                 let block = period.filter(|q| q.period as usize <= BLOCK_SHOWN).map(|q| {
                     let i = (q.start - a as u64) as usize;
-                    d[i..i + q.period as usize].to_vec()
+                    d[i..i + q.period as usize].iter().map(|&x| x as i64).collect()
                 });
-                let lo = d.iter().copied().min().unwrap_or(0);
-                let hi = d.iter().copied().max().unwrap_or(0);
+                let lo = d.iter().copied().min().unwrap_or(0) as i64;
+                let hi = d.iter().copied().max().unwrap_or(0) as i64;
                 let r = SliceResult {
                     same_when_halved: period.map(|q| q.period) == halved.map(|q| q.period),
                     longest_same_when_halved: longest.map(|q| q.period) == halved_longest.map(|q| q.period),

@@ -561,6 +561,20 @@ impl Slices {
         Some(self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize])
     }
 
+    /// [`Slices::offsets`] as 16-bit numbers (every offset lies within a + 1 ≤ 1001 of 0),
+    /// a quarter of the memory for period searches.
+    pub fn offsets_i16(&self, a: u32) -> Vec<i16> {
+        if a > self.a_max {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity((self.n - a) as usize + 1);
+        for b in a as usize..=self.n as usize {
+            let c = self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize];
+            out.push((c as i64 - b as i64) as i16);
+        }
+        out
+    }
+
     /// The offsets c − b, c = P(a, b), for b = a..=N, in order of b. Empty when a > a_max.
     pub fn offsets(&self, a: u32) -> Vec<i64> {
         if a > self.a_max {
@@ -636,20 +650,20 @@ impl Periodicity {
         // The Z-function of the reversed sequence, r[i] = s[n − 1 − i], read in place and
         // computed only for shifts 1..=pmax (each z[i] needs only z at smaller shifts).
         let r = |i: usize| &s[n - 1 - i];
-        let mut z = vec![0usize; pmax + 1];
+        let mut z = vec![0u32; pmax + 1];
         let (mut l, mut rr) = (0usize, 0usize);
         for i in 1..=pmax {
-            let mut k = if i < rr { (rr - i).min(z[i - l]) } else { 0 };
+            let mut k = if i < rr { (rr - i).min(z[i - l] as usize) } else { 0 };
             while i + k < n && r(k) == r(i + k) {
                 k += 1;
             }
-            z[i] = k;
+            z[i] = k as u32;
             if i + k > rr {
                 l = i;
                 rr = i + k;
             }
         }
-        let tail = (0..=pmax).map(|p| if p == 0 { 0 } else { (p + z[p]).min(n) }).collect();
+        let tail = (0..=pmax).map(|p| if p == 0 { 0 } else { (p + z[p] as usize).min(n) }).collect();
         Periodicity { tail, len: n }
     }
 
@@ -795,6 +809,8 @@ mod tests {
     fn offsets_stay_within_a_plus_one() {
         let s = Slices::compute(12, 5000, |_, _| true).unwrap();
         for a in 0..=12u32 {
+            let wide: Vec<i16> = s.offsets(a).iter().map(|&d| d as i16).collect();
+            assert_eq!(s.offsets_i16(a), wide, "slice {a}");
             for (i, &d) in s.offsets(a).iter().enumerate() {
                 assert!(d.abs() <= a as i64 + 1, "slice {a}, middle heap {}: offset {d}", a as usize + i);
             }
