@@ -627,8 +627,9 @@ pub struct SlicesResult {
 ///
 /// Cost: about 3·N·(A+1)(A+4)/2 steps for the slices, on all cores, plus 40·N·A for the
 /// periods; memory 4.2·(A+1)·(N+1) bytes. `{slices: 40, max_heap: 1000000}` (estimate
-/// 4.3·10⁹ steps): measured 2.6 s of CPU for the slices and 0.9 s for the periods on a
-/// shared 2-core machine, about 195 MB resident; this is the cold cost it adds to CI.
+/// 4.3·10⁹ steps, an overestimate): measured as a whole `countersign run` at 1.7 s of CPU
+/// (7.2 s wall on a 2-core machine with load average 16) and 181 MB resident; this is the
+/// cold cost it adds to CI.
 pub struct HeldPassSlices;
 
 fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
