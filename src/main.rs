@@ -72,6 +72,19 @@ enum Command {
     },
     /// List the censuses, their parameters, limits and cost model.
     List,
+    /// Build, serve the site from memory on localhost, rebuild on every save and reload
+    /// the open pages; a failed claim shows over every page until the next good save.
+    Watch {
+        /// The port to listen on (0: any free port; the address is printed).
+        #[arg(long, default_value_t = 1111)]
+        port: u16,
+        /// The address to listen on, IPv4 or IPv6 (e.g. ::1).
+        #[arg(long, default_value = "127.0.0.1")]
+        interface: std::net::IpAddr,
+        /// Open the site in the default browser once it is built.
+        #[arg(long)]
+        open: bool,
+    },
     /// Manage the results cache.
     Cache {
         #[command(subcommand)]
@@ -136,7 +149,7 @@ fn main() -> ExitCode {
         }
         Command::Check { bless, strict, format, no_cache } => {
             let started = Instant::now();
-            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed() && *format == Format::Human, render: false }, None);
+            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed() && *format == Format::Human, render: true }, None);
             let mut diags = run.diags.clone();
             let reports: Vec<countersign::check::ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
             if *strict {
@@ -182,6 +195,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
+        Command::Watch { port, interface, open } => {
+            countersign::watch::main(&countersign::watch::Options { root: cli.root.clone(), interface: *interface, port: *port, open: *open, color })
+        }
         Command::List => {
             print!("{}", countersign::cli_run::list());
             ExitCode::SUCCESS

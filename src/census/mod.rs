@@ -30,8 +30,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 // One module per game; each adds its line here and its entries to REGISTRY.
-pub mod sylver;
 pub mod held_pass;
+pub mod moore;
+pub mod sylver;
+pub mod welter;
+pub mod welter_matchings;
 
 /// An exact fraction `num / den` (`den > 0`), the form every share or average takes in a
 /// census result. Serialized as `{"num": n, "den": d}`; the checker recognises exactly that
@@ -330,6 +333,11 @@ impl<C: Census> DynCensus for Entry<C> {
 
 /// Every census an essay can call, in the order `countersign list` shows them.
 pub static REGISTRY: &[&dyn DynCensus] = &[
+    &Entry::<welter::WelterCensus>::new(),
+    &Entry::<welter_matchings::WelterMatchings>::new(),
+    &Entry::<welter_matchings::WelterPosition>::new(),
+    &Entry::<moore::MooreOutcomes>::new(),
+    &Entry::<moore::MooreCapped>::new(),
     &Entry::<sylver::SylverCensus>::new(),
     &Entry::<sylver::SylverPosition>::new(),
     &Entry::<held_pass::HeldPassHeaps>::new(),

@@ -6,18 +6,18 @@
 //! pseudo-symmetric) with F > 1; every such position is won by the player to move. The
 //! *move test* strikes a move when the position it reaches is paired: a struck move loses.
 //!
-//! # Figure data (for the shared figure kinds)
+//! # Figure data (for the shared figure kinds of `src/figures/`)
 //!
-//! * `bars` — [`SylverCensusResult::struck_bars`]: `{ "series": ["struck share"],
-//!   "groups": [ { "label": "3", "values": [ {"num": 5, "den": 8} ] }, … ] }`, one group
-//!   per genus that has at least one legal move (genus ≥ 2), in increasing genus; each value
-//!   an exact [`Ratio`] (struck moves / legal moves at that genus).
-//! * `strip` — [`PositionResult::strip`]: `{ "cells": [ { "n": 0, "mark": "element",
-//!   "note": "" }, … ], "arcs": [ [0, 13], [1, 12], … ], "middle": null }`: cells for
-//!   n = 0..=F + 1 (`mark` is `"gap"` or `"element"`; `note` is `"illegal"` for 1, and for
-//!   the other gaps `"struck"`, `"wins"` or `"survives"` — a move that passes the test and
-//!   loses), arcs the pairs {n, F − n} for 0 ≤ n < F/2, `middle` = F/2 when F is even
-//!   (the unpaired gap of a pseudo-symmetric position).
+//! * `bars` — `by_genus` of a `sylver.census` result is an object of groups (genus) each
+//!   holding series; draw the struck share with `from: <id>.by_genus`,
+//!   `layout: groups_series`, `series: [struck_share]` (each value an exact [`Ratio`],
+//!   struck moves / legal moves; 0/1 at genus 1). `move_test.struck_share_by_genus` holds
+//!   the same shares keyed by genus (genus ≥ 2 only), for claims.
+//! * `strip` — a `sylver.position` result: `gaps` is the list of marked cells (the gaps),
+//!   `strip.arcs` the pairs `[n, F − n]` for 0 ≤ n < F/2 (one gap and one element each in a
+//!   paired position, so the kind must accept arcs with one unmarked end), `strip.middle`
+//!   the unpaired F/2 of a pseudo-symmetric position (or null). `strip.cells` lists every cell 0..=F + 1 with its `mark` (`"gap"`/`"element"`)
+//!   and, for gaps, a `note` (`"illegal"` for 1, else `"struck"`, `"wins"`, `"survives"`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -60,23 +60,6 @@ pub struct SylverParams {
 /// cold), genus 20 about 1.7 million (about a second cold). Source: see
 /// [`crate::games::sylver`].
 pub struct SylverCensus;
-
-/// A census's share of something: a count, out of a total, and the exact share.
-#[derive(Clone, Debug, Serialize)]
-pub struct Part {
-    /// How many.
-    pub count: u64,
-    /// Out of how many.
-    pub of: u64,
-    /// `count / of`.
-    pub share: Ratio,
-}
-
-impl Part {
-    fn new(count: u64, of: u64) -> Part {
-        Part { count, of, share: share(count, of) }
-    }
-}
 
 /// Counts over the paired positions (gaps pair off around F, F > 1).
 #[derive(Clone, Debug, Serialize)]
@@ -147,6 +130,8 @@ pub struct MoveTest {
     pub struck: u64,
     /// `struck / moves`.
     pub struck_share: Ratio,
+    /// Legal moves per position (`moves / positions`).
+    pub average_legal_moves: Ratio,
     /// Winning moves (to a lost position) summed over every position.
     pub winning: u64,
     /// Winning moves that are struck (the argument says none).
@@ -159,6 +144,21 @@ pub struct MoveTest {
     pub reaching_only_gap_one: u64,
     /// Per genus with at least one move: struck / moves.
     pub struck_share_by_genus: BTreeMap<u32, Ratio>,
+    /// Moves x with 2x < F (the lower half of the strip) and how many are struck.
+    pub lower_half: Split,
+    /// Moves x with 2x ≥ F and how many are struck.
+    pub upper_half: Split,
+}
+
+/// Moves of one kind and how many of them the test strikes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Split {
+    /// Legal moves of this kind.
+    pub moves: u64,
+    /// Of them struck.
+    pub struck: u64,
+    /// `struck / moves`.
+    pub share: Ratio,
 }
 
 /// The score of one naming rule over the paired positions.
@@ -310,24 +310,8 @@ pub struct GenusRow {
     pub struck: u64,
     /// Winning moves.
     pub winning: u64,
-}
-
-/// Bar chart data (see the module docs for the shape).
-#[derive(Clone, Debug, Serialize)]
-pub struct Bars {
-    /// Series names, one per value in a group.
-    pub series: Vec<&'static str>,
-    /// Groups in order.
-    pub groups: Vec<BarGroup>,
-}
-
-/// One group of bars.
-#[derive(Clone, Debug, Serialize)]
-pub struct BarGroup {
-    /// The group's label (here the genus).
-    pub label: String,
-    /// One value per series.
-    pub values: Vec<Ratio>,
+    /// `struck / moves` (0/1 at genus 1, which has no legal move).
+    pub struck_share: Ratio,
 }
 
 /// The result of `sylver.census`, summary first.
@@ -351,8 +335,6 @@ pub struct SylverCensusResult {
     pub solvers: Solvers,
     /// Per genus 1..=max_genus.
     pub by_genus: BTreeMap<u32, GenusRow>,
-    /// Struck share by genus, as bar-chart data.
-    pub struck_bars: Bars,
 }
 
 /// Legal candidates a rule names at a position (sorted, deduplicated, legal moves only).
@@ -396,7 +378,7 @@ impl Census for SylverCensus {
     const PARAMS: &'static [ParamDoc] = &[ParamDoc {
         name: "max_genus",
         shape: "integer",
-        doc: "largest genus included, 1..=24 (genus 16: 11,769 positions; genus 20: 93,140)",
+        doc: "largest genus included, 1..=24 (genus 16: 11,769 positions; genus 20: 93,141)",
     }];
     const COST_MODEL: &'static str =
         "400 steps per legal move; legal moves estimated as 2.5 φ^(g+2) (g − 1)";
@@ -431,7 +413,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let mut wins: HashMap<Semigroup, bool> = HashMap::with_capacity(total as usize + 1);
     for level in levels.iter().skip(1) {
         ctx.checkpoint()?;
-        for &s in level {
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
             let w = s.moves().into_iter().any(|x| !wins[&s.join(x)]);
             wins.insert(s, w);
         }
@@ -473,6 +458,7 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let mut struck_winning = 0u64;
     let mut all_struck = Vec::new();
     let mut reaching_one = 0u64;
+    let (mut lower, mut lower_struck, mut upper, mut upper_struck) = (0u64, 0u64, 0u64, 0u64);
     let mut struck_share_by_genus = BTreeMap::new();
     let mut rule_hits = [0u64; 8];
     let mut rule_applicable = [0u64; 8];
@@ -481,14 +467,24 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let mut parity_all = ParitySplit::new();
     let (mut odd_positions, mut odd_lost, mut even_positions, mut even_lost) = (0, 0, 0, 0);
     let mut first_even_genus_lost = 0u32;
-    let mut bars = Vec::new();
 
     for (g, level) in levels.iter().enumerate().skip(1) {
         ctx.checkpoint()?;
         ctx.progress(g as u64, u64::from(max_genus) * 2);
         let g = g as u32;
-        let mut row = GenusRow { positions: level.len() as u64, lost: 0, paired: 0, moves: 0, struck: 0, winning: 0 };
-        for &s in level {
+        let mut row = GenusRow {
+            positions: level.len() as u64,
+            lost: 0,
+            paired: 0,
+            moves: 0,
+            struck: 0,
+            winning: 0,
+            struck_share: share(0, 0),
+        };
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
             let won = wins[&s];
             if !won {
                 row.lost += 1;
@@ -502,6 +498,13 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
                 let winning = !wins[&t];
                 if struck {
                     n_struck += 1;
+                }
+                if 2 * x < s.frobenius().unwrap_or(0) {
+                    lower += 1;
+                    lower_struck += u64::from(struck);
+                } else {
+                    upper += 1;
+                    upper_struck += u64::from(struck);
                 }
                 if winning {
                     winners.push(x);
@@ -584,9 +587,9 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
                 first_even_genus_lost = g;
             }
         }
+        row.struck_share = share(row.struck, row.moves);
         if row.moves > 0 {
             struck_share_by_genus.insert(g, share(row.struck, row.moves));
-            bars.push(BarGroup { label: g.to_string(), values: vec![share(row.struck, row.moves)] });
         }
         lost += row.lost;
         moves_total += row.moves;
@@ -636,7 +639,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     for (g, level) in levels.iter().enumerate().skip(1) {
         ctx.checkpoint()?;
         ctx.progress(u64::from(max_genus) + g as u64, u64::from(max_genus) * 2);
-        for &s in level {
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
             let a = plain.wins(s);
             let b = pruned.wins(s);
             if a == b && a == wins[&s] {
@@ -648,7 +654,10 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     }
     // Moves the plain solver never tries: those after the first winning move.
     let (mut untried, mut untried_struck) = (0u64, 0u64);
-    for &s in levels.iter().skip(1).flatten() {
+    for (i, &s) in levels.iter().skip(1).flatten().enumerate() {
+        if i % 4096 == 4095 {
+            ctx.checkpoint()?;
+        }
         let moves = s.moves();
         if let Some(i) = moves.iter().position(|&x| !wins[&s.join(x)]) {
             for &x in &moves[i + 1..] {
@@ -681,12 +690,15 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             moves: moves_total,
             struck: struck_total,
             struck_share: share(struck_total, moves_total),
+            average_legal_moves: share(moves_total, total),
             winning: winning_total,
             struck_winning,
             all_struck_positions: all_struck.len() as u64,
             all_struck,
             reaching_only_gap_one: reaching_one,
             struck_share_by_genus,
+            lower_half: Split { moves: lower, struck: lower_struck, share: share(lower_struck, lower) },
+            upper_half: Split { moves: upper, struck: upper_struck, share: share(upper_struck, upper) },
         },
         rules,
         parity: Parity {
@@ -700,7 +712,6 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
         },
         solvers,
         by_genus,
-        struck_bars: Bars { series: vec!["struck share"], groups: bars },
     })
 }
 
@@ -795,6 +806,14 @@ pub struct PositionResult {
     pub paired: bool,
     /// Won by the player to move.
     pub wins: bool,
+    /// Number of legal moves.
+    pub legal_count: u64,
+    /// Number of struck moves.
+    pub struck_count: u64,
+    /// Number of moves that pass the test.
+    pub survivor_count: u64,
+    /// Number of winning moves.
+    pub winning_count: u64,
     /// Legal moves, increasing.
     pub legal: Vec<u32>,
     /// Struck moves.
@@ -904,6 +923,10 @@ pub fn describe(s: Semigroup) -> PositionResult {
         pseudo_symmetric: s.is_pseudo_symmetric(),
         paired: pairs_off_by_scan(s),
         wins: solver.wins(s),
+        legal_count: moves.len() as u64,
+        struck_count: struck.len() as u64,
+        survivor_count: survivors.len() as u64,
+        winning_count: winning.len() as u64,
         legal: s.moves(),
         struck,
         survivors,
@@ -968,6 +991,8 @@ mod tests {
         .collect();
         assert_eq!(hits, vec![123, 112, 114, 67, 35, 20, 154, 279]);
         assert_eq!(r.rules.half_largest_gap.applicable, 394);
+        assert_eq!((r.move_test.lower_half.struck, r.move_test.lower_half.moves), (24_813, 99_827));
+        assert_eq!((r.move_test.upper_half.struck, r.move_test.upper_half.moves), (2_402, 59_901));
     }
 
     #[test]
@@ -981,6 +1006,58 @@ mod tests {
         assert_eq!(r.strip.cells.len(), 15);
         assert_eq!(r.strip.arcs.len(), 7);
         assert_eq!(r.strip.middle, None);
+    }
+
+    #[test]
+    fn the_registry_prepares_and_runs_both_censuses() {
+        let c = crate::census::lookup("sylver.census").expect("registered");
+        let out = c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
+        assert_eq!(out["positions"], 1 + 2 + 4 + 7 + 12);
+        assert_eq!(out["move_test"]["struck_share_by_genus"]["3"]["num"], 5);
+        match c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 99}\n") {
+            Err(crate::census::PrepareError::Limit(e)) => assert_eq!(e.path, vec!["max_genus".to_string()]),
+            other => panic!("expected a limit error, got {other:?}"),
+        }
+        assert!(matches!(c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5, extra: 1}\n"), Err(crate::census::PrepareError::Shape { .. })));
+        let p = crate::census::lookup("sylver.position").expect("registered");
+        let out = p.prepare("id: b\nrun: sylver.position\nwith: {generators: [3, 7]}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
+        assert_eq!(out["moves"]["11"]["frobenius"], 8);
+        assert!(matches!(p.prepare("id: b\nrun: sylver.position\nwith: {generators: [4, 6]}\n"), Err(crate::census::PrepareError::Limit(_))));
+    }
+
+    /// On every paired position each arc of the strip has exactly one gap end, and the
+    /// cells' marks and notes agree with the move list.
+    #[test]
+    fn strip_data_matches_the_pairing_on_every_position_to_genus_nine() {
+        for s in semigroups_by_genus(9).into_iter().skip(1).flatten() {
+            let r = describe(s);
+            let gap = |n: u32| r.gaps.contains(&n);
+            if r.paired {
+                for [a, b] in &r.strip.arcs {
+                    assert_ne!(gap(*a), gap(*b), "arc {a}–{b} of {:?}", r.gaps);
+                }
+                assert_eq!(r.strip.middle.is_some(), r.pseudo_symmetric, "middle of {:?}", r.gaps);
+            }
+            for c in &r.strip.cells {
+                assert_eq!(c.mark == "gap", gap(c.n));
+                let expected = match r.moves.get(&c.n) {
+                    Some(m) if m.struck => "struck",
+                    Some(m) if m.wins => "wins",
+                    Some(_) => "survives",
+                    None if gap(c.n) => "illegal",
+                    None => "",
+                };
+                assert_eq!(c.note, expected, "cell {} of {:?}", c.n, r.gaps);
+            }
+            assert_eq!(r.wins, !r.winning.is_empty(), "outcome of {:?}", r.gaps);
+        }
+    }
+
+    #[test]
+    fn a_cancelled_run_stops() {
+        let ctx = Ctx::new();
+        ctx.cancel();
+        assert!(run_census(12, &ctx).is_err());
     }
 
     #[test]

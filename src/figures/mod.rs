@@ -11,9 +11,13 @@
 //! (`#[serde(deny_unknown_fields)]`, parsed with [`options`]), and add one line to
 //! [`KINDS`]. Extend an existing kind rather than write a second one that does the same.
 
+pub mod bars;
 pub mod grid;
 pub mod lines;
 pub mod palette;
+pub mod strip;
+pub mod table;
+pub mod trie;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -62,7 +66,14 @@ pub struct Meta<'a> {
 pub type DrawFn = fn(&Value, &Map<String, Value>, &Meta) -> Result<Drawn, FigureError>;
 
 /// Every figure kind, by the name a block's `plot:` gives.
-pub static KINDS: &[(&str, DrawFn)] = &[("grid", grid::draw), ("lines", lines::draw)];
+pub static KINDS: &[(&str, DrawFn)] = &[
+    ("grid", grid::draw),
+    ("bars", bars::draw),
+    ("strip", strip::draw),
+    ("trie", trie::draw),
+    ("table", table::draw),
+    ("lines", lines::draw),
+];
 
 /// The drawing function for `kind`.
 pub fn lookup(kind: &str) -> Option<DrawFn> {

@@ -49,28 +49,7 @@ impl<P: Clone + Eq + Hash, F: FnMut(&P) -> Vec<P>> Grundy<P, F> {
     /// The Grundy value of `position`: the mex of its options' values (0 for a terminal
     /// position).
     pub fn value(&mut self, position: &P) -> u64 {
-        if let Some(&v) = self.memo.get(position) {
-            return v;
-        }
-        // Explicit-stack post-order traversal.
-        let mut stack: Vec<(P, Vec<P>, usize)> = Vec::new();
-        let first = (self.options)(position);
-        stack.push((position.clone(), first, 0));
-        while let Some(top) = stack.last_mut() {
-            if top.2 < top.1.len() {
-                let child = top.1[top.2].clone();
-                top.2 += 1;
-                if !self.memo.contains_key(&child) {
-                    let opts = (self.options)(&child);
-                    stack.push((child, opts, 0));
-                }
-            } else {
-                let (p, opts, _) = stack.pop().expect("non-empty stack");
-                let v = mex(opts.iter().map(|o| self.memo[o]));
-                self.memo.insert(p, v);
-            }
-        }
-        self.memo[position]
+        evaluate(&mut self.options, &mut self.memo, position, |vals| mex(vals.iter().copied()))
     }
 
     /// Number of positions whose value is memoised.
@@ -102,38 +81,53 @@ impl<P: Clone + Eq + Hash, F: FnMut(&P) -> Vec<P>> Outcomes<P, F> {
 
     /// The outcome of `position` with the player to move.
     pub fn outcome(&mut self, position: &P) -> Outcome {
-        if let Some(&o) = self.memo.get(position) {
-            return o;
-        }
-        let mut stack: Vec<(P, Vec<P>, usize)> = Vec::new();
-        let first = (self.options)(position);
-        stack.push((position.clone(), first, 0));
-        while let Some(top) = stack.last_mut() {
-            if top.2 < top.1.len() {
-                let child = top.1[top.2].clone();
-                top.2 += 1;
-                if !self.memo.contains_key(&child) {
-                    let opts = (self.options)(&child);
-                    stack.push((child, opts, 0));
-                }
-            } else {
-                let (p, opts, _) = stack.pop().expect("non-empty stack");
-                let o = if opts.is_empty() {
-                    if self.misere {
-                        Outcome::N
-                    } else {
-                        Outcome::P
-                    }
-                } else if opts.iter().any(|o| self.memo[o] == Outcome::P) {
+        let misere = self.misere;
+        evaluate(&mut self.options, &mut self.memo, position, |vals| {
+            if vals.is_empty() {
+                // No move: the player to move loses under normal play, wins under misère.
+                if misere {
                     Outcome::N
                 } else {
                     Outcome::P
-                };
-                self.memo.insert(p, o);
+                }
+            } else if vals.contains(&Outcome::P) {
+                Outcome::N
+            } else {
+                Outcome::P
             }
-        }
-        self.memo[position]
+        })
     }
+}
+
+/// Post-order evaluation shared by [`Grundy`] and [`Outcomes`]: the value of `position`
+/// is `combine` of its options' values, each memoised in `memo`. An explicit stack
+/// replaces recursion, so deep games do not overflow the call stack.
+fn evaluate<P, V, F, C>(options: &mut F, memo: &mut HashMap<P, V>, position: &P, combine: C) -> V
+where
+    P: Clone + Eq + Hash,
+    V: Copy,
+    F: FnMut(&P) -> Vec<P>,
+    C: Fn(&[V]) -> V,
+{
+    if let Some(&v) = memo.get(position) {
+        return v;
+    }
+    let mut stack: Vec<(P, Vec<P>, usize)> = vec![(position.clone(), options(position), 0)];
+    while let Some(top) = stack.last_mut() {
+        if top.2 < top.1.len() {
+            let child = top.1[top.2].clone();
+            top.2 += 1;
+            if !memo.contains_key(&child) {
+                let opts = options(&child);
+                stack.push((child, opts, 0));
+            }
+        } else {
+            let (p, opts, _) = stack.pop().expect("non-empty stack");
+            let vals: Vec<V> = opts.iter().map(|o| memo[o]).collect();
+            memo.insert(p, combine(&vals));
+        }
+    }
+    memo[position]
 }
 
 #[cfg(test)]

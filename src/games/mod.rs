@@ -5,6 +5,7 @@
 //! twins are separate functions sharing no memo and no move generator.
 
 pub mod impartial;
+pub mod moore;
 pub mod nim;
 pub mod sylver;
 pub mod welter;

@@ -256,41 +256,50 @@ pub fn semigroups_by_genus(max_genus: u32) -> Vec<Vec<Semigroup>> {
     levels
 }
 
-/// ⟨S, x⟩ by one increasing sweep, n ∈ ⟨S, x⟩ ⇔ n ∈ S or (n ≥ x and n − x ∈ ⟨S, x⟩), over
-/// n = x..64. The pruned solver's move generator, sharing no code with [`Semigroup::join`].
+/// ⟨S, x⟩ by one increasing sweep over the gaps n ≥ x, using
+/// n ∈ ⟨S, x⟩ ⇔ n ∈ S or (n ≥ x and n − x ∈ ⟨S, x⟩). The pruned solver's move generator,
+/// sharing no code with [`Semigroup::join`]. O(genus).
 pub fn join_by_sweep(s: Semigroup, x: u32) -> Semigroup {
     let mut gaps = s.gaps_mask();
     if x == 0 || x >= 64 || gaps & (1u64 << x) == 0 {
         return s;
     }
-    for n in x..64 {
-        if gaps & (1u64 << n) != 0 && gaps & (1u64 << (n - x)) == 0 {
+    let mut upper = gaps >> x << x; // the gaps n ≥ x, visited in increasing order
+    while upper != 0 {
+        let n = upper.trailing_zeros();
+        upper &= upper - 1;
+        if gaps & (1u64 << (n - x)) == 0 {
             gaps &= !(1u64 << n);
         }
     }
     Semigroup(gaps)
 }
 
-/// The move test's property, by one pass along the strip 1..F: true when S has F > 1 and
-/// its gaps pair off around F (for every 0 < x < F other than F/2, exactly one of x and
-/// F − x is a gap), i.e. S is symmetric or pseudo-symmetric with F > 1. Such a position is
-/// won by the player to move (naming F either wins, or is answered by some y, and then
-/// naming y at once would have won, since F ∈ ⟨S, y⟩ for every gap y). ⟨2, 3⟩ (F = 1) is
-/// excluded: it is lost. Written against the raw bit set, independent of
-/// [`Semigroup::is_symmetric`]; [`is_paired`] is its closed form.
+/// The move test's property: true when S has F > 1 and its gaps pair off around F (for
+/// every 0 ≤ n ≤ F other than F/2, exactly one of n and F − n is a gap), i.e. S is
+/// symmetric or pseudo-symmetric with F > 1. Such a position is won by the player to move
+/// (naming F either wins, or is answered by some y, and then naming y at once would have
+/// won, since F ∈ ⟨S, y⟩ for every gap y). ⟨2, 3⟩ (F = 1) is excluded: it is lost.
+///
+/// One pass along the strip 0..=F done bit-parallel: the gap set is compared with its
+/// mirror image n ↦ F − n (a bit reversal) in one word. Written against the raw bit set,
+/// independent of [`Semigroup::is_symmetric`] (the definition, a loop) and of
+/// [`is_paired`] (the closed form by genus); all three are tested to agree. O(1).
 pub fn pairs_off_by_scan(s: Semigroup) -> bool {
     let gaps = s.gaps_mask();
     if gaps <= 0b11 {
         return false; // ℕ (no F) or ⟨2, 3⟩ (F = 1)
     }
     let f = 63 - gaps.leading_zeros();
-    let gap = |n: u32| gaps >> n & 1 == 1;
-    (1..f).all(|x| 2 * x == f || gap(x) != gap(f - x))
+    let mirror = gaps.reverse_bits() >> (63 - f); // bit n of mirror = bit F − n of gaps
+    let strip = if f == 63 { u64::MAX } else { (1u64 << (f + 1)) - 1 };
+    let middle = if f % 2 == 0 { 1u64 << (f / 2) } else { 0 };
+    (gaps ^ mirror) | middle == strip
 }
 
 /// Closed form of [`pairs_off_by_scan`]: F > 1 and F ∈ {2g − 1, 2g − 2} (symmetric when
-/// F = 2g − 1, pseudo-symmetric when F = 2g − 2; Rosales and García-Sánchez, Cor. 4.5 and
-/// 4.16). O(1).
+/// F = 2g − 1, pseudo-symmetric when F = 2g − 2; Rosales and García-Sánchez, *Numerical Semigroups*,
+/// ch. 3). O(1).
 pub fn is_paired(s: Semigroup) -> bool {
     match s.frobenius() {
         Some(f) if f > 1 => {

@@ -7,6 +7,8 @@
 //! terms of the advancing operation in a special group" (1954); Conway, *On Numbers and
 //! Games*, ch. 13 (the animating function and mates).
 
+pub mod matching;
+
 use crate::games::impartial::{mex, Grundy};
 use std::collections::HashMap;
 
@@ -160,7 +162,7 @@ pub fn positions(coins: u32, squares: u32) -> Vec<Position> {
         return out;
     }
     // Gosper's hack over bit sets of popcount `coins`, below 2^squares.
-    let mut m: u64 = (1u64 << coins) - 1;
+    let mut m: u64 = if coins >= 64 { u64::MAX } else { (1u64 << coins) - 1 };
     loop {
         if squares < 64 && m >> squares != 0 {
             break;
@@ -174,6 +176,46 @@ pub fn positions(coins: u32, squares: u32) -> Vec<Position> {
         m = (((r ^ m) >> 2) / c) | r;
     }
     out
+}
+
+/// The nim-sum over all pairs of coins of ⟨a|b⟩, without the parity term of
+/// [`closed_form`]: the natural guess that "a function of pairs composes". Equal to the
+/// Grundy value when the number of coins is even; off by the nim-sum of the squares when
+/// it is odd (0 for a single coin, whose value is its square). O(n²) for `n` coins.
+/// Source: On Numbers and Games, ch. 13.
+pub fn pairwise_sum(p: Position) -> u64 {
+    let sq = p.squares();
+    let mut v = 0u64;
+    for (i, &a) in sq.iter().enumerate() {
+        for &b in &sq[i + 1..] {
+            v ^= animating(a, b);
+        }
+    }
+    v
+}
+
+/// The mirror reply to a move that broke a union of mate-pairs.
+///
+/// `before` must be a union of complete mate-pairs ([`is_union_of_mate_pairs`]) and
+/// `after` one of its options (a coin moved from `s` down to an empty `t`). The mirror
+/// reply moves the coin on `mate(s)` to `mate(t)`. Returns the position it leads to when
+/// that move is legal (the coin is there, `mate(t)` is empty and below `mate(s)`) and lands
+/// in a union of complete mate-pairs; `None` otherwise, and `None` when `after` is not a
+/// single move from `before`. O(1). Source: On Numbers and Games, ch. 13 (mates).
+pub fn mirror_reply(before: Position, after: Position) -> Option<Position> {
+    let left = before.0 & !after.0;
+    let arrived = after.0 & !before.0;
+    if left.count_ones() != 1 || arrived.count_ones() != 1 || arrived > left {
+        return None;
+    }
+    let (s, t) = (left.trailing_zeros(), arrived.trailing_zeros());
+    let (from, to) = (mate(s), mate(t));
+    let occupied = |q: u32| after.0 & (1u64 << q) != 0;
+    if to >= from || !occupied(from) || occupied(to) {
+        return None;
+    }
+    let reply = Position(after.0 & !(1u64 << from) | (1u64 << to));
+    is_union_of_mate_pairs(reply).then_some(reply)
 }
 
 #[cfg(test)]

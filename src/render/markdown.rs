@@ -95,26 +95,7 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
         let (t, s) = map.iter().rev().find(|(t, _)| *t <= at).copied().unwrap_or((0, base));
         s + (at - t)
     };
-    let placeholders_to_text = |s: &str| -> String {
-        let mut out = String::new();
-        let mut rest = s;
-        while let Some(a) = rest.find(OPEN) {
-            out.push_str(&rest[..a]);
-            let after = &rest[a + OPEN.len_utf8()..];
-            match after.find(CLOSE) {
-                Some(b) => {
-                    let idx: usize = after[..b].parse().unwrap_or(usize::MAX);
-                    out.push_str(claim_text.get(idx).map(String::as_str).unwrap_or(""));
-                    rest = &after[b + CLOSE.len_utf8()..];
-                }
-                None => {
-                    rest = after;
-                }
-            }
-        }
-        out.push_str(rest);
-        out
-    };
+    let placeholders_to_text = |s: &str| substitute(s, |i| claim_text.get(i).map(String::as_str).unwrap_or(""));
 
     let mut diags = Vec::new();
     let mut events: Vec<Event> = Vec::new();
@@ -208,25 +189,27 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
     }
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
-    // Placeholders to claim HTML.
-    let mut out = String::with_capacity(html.len());
-    let mut rest = html.as_str();
+    let out = substitute(&html, |i| claim_html.get(i).map(String::as_str).unwrap_or(""));
+    (Body { html: out, headings }, diags)
+}
+
+
+/// Replace every placeholder `OPEN index CLOSE` in `s` by `with(index)`; an unclosed
+/// placeholder is dropped.
+fn substitute<'a>(s: &str, with: impl Fn(usize) -> &'a str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
     while let Some(a) = rest.find(OPEN) {
         out.push_str(&rest[..a]);
         let after = &rest[a + OPEN.len_utf8()..];
         match after.find(CLOSE) {
             Some(b) => {
-                let idx: usize = after[..b].parse().unwrap_or(usize::MAX);
-                out.push_str(claim_html.get(idx).map(String::as_str).unwrap_or(""));
+                out.push_str(with(after[..b].parse().unwrap_or(usize::MAX)));
                 rest = &after[b + CLOSE.len_utf8()..];
             }
-            None => {
-                out.push(OPEN);
-                rest = after;
-            }
+            None => rest = after,
         }
     }
     out.push_str(rest);
-    (Body { html: out, headings }, diags)
+    out
 }
-

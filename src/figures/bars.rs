@@ -1,0 +1,295 @@
+//! `plot: bars` — grouped bars: for each group (e.g. a coin count, a genus) one bar per
+//! series (e.g. a rule), heights numbers or Ratios; a single series gives a plain
+//! histogram.
+//!
+//! Data (`from:`): an object (or list) of series, each an object (or list) keyed by group
+//! — `{rule: {coins: leaf}}` — or, with `layout: groups_series`, the other way round.
+//! A leaf is a number, a Ratio `{num, den}`, or an object read through `value`.
+//! Options:
+//! - `layout`: `series_groups` (default) or `groups_series`;
+//! - `value`: sub-path from a leaf to the bar's height (default: the leaf);
+//! - `upto`: sub-path from a leaf to a second, higher value; the bar is drawn solid to
+//!   `value` and as an outline from there to `upto` (a range, e.g. over tie-breaks);
+//! - `series`, `groups`: which keys to draw and in what order (default: all, in order);
+//! - `labels`: legend names for the series, in the order drawn (default: the keys);
+//! - `x_label`, `y_label`: axis titles; `y_max`: top of the axis (default: the largest
+//!   height); `percent`: label the y axis in per cent of 1 (default false).
+//!
+//! Example: each matching rule's share of positions read right, by number of coins.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::table::at;
+use super::{finish_svg, number, options, palette, Drawn, FigureError, Meta};
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+enum Layout {
+    #[default]
+    SeriesGroups,
+    GroupsSeries,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    #[serde(default)]
+    layout: Layout,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    upto: Option<String>,
+    #[serde(default)]
+    series: Option<Vec<Value>>,
+    #[serde(default)]
+    groups: Option<Vec<Value>>,
+    #[serde(default)]
+    labels: Option<Vec<String>>,
+    #[serde(default)]
+    x_label: Option<String>,
+    #[serde(default)]
+    y_label: Option<String>,
+    #[serde(default)]
+    y_max: Option<f64>,
+    #[serde(default)]
+    percent: bool,
+}
+
+/// Most bars in one figure.
+pub const MAX_BARS: usize = 400;
+
+fn key_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// (key, value) entries of an object or list.
+fn entries(v: &Value) -> Option<Vec<(String, &Value)>> {
+    match v {
+        Value::Object(m) => Some(m.iter().map(|(k, x)| (k.clone(), x)).collect()),
+        Value::Array(a) => Some(a.iter().enumerate().map(|(i, x)| (i.to_string(), x)).collect()),
+        _ => None,
+    }
+}
+
+fn fail<E: std::fmt::Display>(e: E) -> FigureError {
+    FigureError::data(format!("cannot draw: {e}"), "")
+}
+
+fn err(key: &str, message: String, hint: &str) -> FigureError {
+    FigureError { message, key: Some(key.into()), hint: hint.into() }
+}
+
+fn pick(all: Vec<String>, wanted: &Option<Vec<Value>>, key: &str) -> Result<Vec<String>, FigureError> {
+    match wanted {
+        None => Ok(all),
+        Some(w) => w
+            .iter()
+            .map(|k| {
+                let k = key_text(k);
+                if all.contains(&k) {
+                    Ok(k)
+                } else {
+                    Err(err(key, format!("no `{k}` in the data"), &format!("present: {}", all.join(", "))))
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Draw grouped bars; see the module docs for data and options.
+pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
+    let o: Options = options(opts)?;
+    let hint = "bars need an object of series, each an object of groups, e.g. `rules` → rule → coins → count";
+    let outer = entries(data).ok_or_else(|| FigureError::data("the data is neither an object nor a list", hint))?;
+    // cells[(series, group)] = leaf
+    let mut cells: Vec<(String, String, &Value)> = Vec::new();
+    for (k, inner) in &outer {
+        let inner = entries(inner).ok_or_else(|| FigureError::data(format!("`{k}` is not an object or list"), hint))?;
+        for (j, leaf) in inner {
+            let (s, g) = if o.layout == Layout::SeriesGroups { (k.clone(), j) } else { (j, k.clone()) };
+            cells.push((s, g, leaf));
+        }
+    }
+    let mut all_series: Vec<String> = Vec::new();
+    let mut all_groups: Vec<String> = Vec::new();
+    for (s, g, _) in &cells {
+        if !all_series.contains(s) {
+            all_series.push(s.clone());
+        }
+        if !all_groups.contains(g) {
+            all_groups.push(g.clone());
+        }
+    }
+    let series = pick(all_series, &o.series, "series")?;
+    let groups = pick(all_groups, &o.groups, "groups")?;
+    if series.is_empty() || groups.is_empty() {
+        return Err(FigureError::data("nothing to draw", hint));
+    }
+    if series.len() * groups.len() > MAX_BARS {
+        return Err(FigureError::data(format!("{} bars is over the limit of {MAX_BARS}", series.len() * groups.len()), "pick fewer series or groups"));
+    }
+    if let Some(l) = &o.labels {
+        if l.len() != series.len() {
+            return Err(err("labels", format!("{} labels for {} series", l.len(), series.len()), "give one label per series"));
+        }
+    }
+    let read = |leaf: &Value, path: &Option<String>, key: &str| -> Result<Option<f64>, FigureError> {
+        let v = match path {
+            None => leaf,
+            Some(p) => at(leaf, p).ok_or_else(|| err(key, format!("a leaf has no `{p}`"), "the path is relative to each leaf"))?,
+        };
+        if v.is_null() {
+            return Ok(None);
+        }
+        number(v).map(Some).ok_or_else(|| FigureError::data(format!("{v} is not a number or Ratio"), hint))
+    };
+    // heights[series][group] = (value, upto)
+    let mut heights = vec![vec![(None, None); groups.len()]; series.len()];
+    for (s, g, leaf) in &cells {
+        let (Some(si), Some(gi)) = (series.iter().position(|x| x == s), groups.iter().position(|x| x == g)) else {
+            continue;
+        };
+        let v = read(leaf, &o.value, "value")?;
+        let u = match &o.upto {
+            None => None,
+            Some(_) => read(leaf, &o.upto, "upto")?,
+        };
+        heights[si][gi] = (v, u);
+    }
+    let top = o.y_max.unwrap_or_else(|| {
+        heights.iter().flatten().flat_map(|(v, u)| [*v, *u]).flatten().fold(0.0f64, f64::max)
+    });
+    let top = if top.is_finite() && top > 0.0 { top } else { 1.0 };
+
+    let bar_w: u32 = 14;
+    let group_w = bar_w * series.len() as u32 + 16;
+    let plot_w = group_w * groups.len() as u32;
+    let width = plot_w + 90 + 150;
+    let height = 330u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let (chart_area, legend_area) = root.split_horizontally(plot_w + 90);
+        let mut chart = ChartBuilder::on(&chart_area)
+            .margin(12)
+            .x_label_area_size(if o.x_label.is_some() { 44 } else { 28 })
+            .y_label_area_size(if o.y_label.is_some() { 62 } else { 48 })
+            .build_cartesian_2d(0f64..groups.len() as f64, 0f64..top)
+            .map_err(fail)?;
+        let label_style = ("sans-serif", 15).into_font().color(&palette::INK);
+        let percent = o.percent;
+        let y_fmt = move |y: &f64| if percent { format!("{:.0}%", y * 100.0) } else if y.fract() == 0.0 { format!("{y:.0}") } else { format!("{y:.2}") };
+        let mut mesh = chart.configure_mesh();
+        mesh.disable_x_mesh()
+            .disable_x_axis()
+            .bold_line_style(palette::FAINT.mix(0.3))
+            .light_line_style(TRANSPARENT)
+            .axis_style(palette::INK)
+            .label_style(label_style.clone())
+            .y_labels(6)
+            .y_label_formatter(&y_fmt);
+        if let Some(l) = &o.y_label {
+            mesh.y_desc(l.as_str());
+        }
+        mesh.axis_desc_style(label_style.clone()).draw().map_err(fail)?;
+        let unit = 1.0 / group_w as f64;
+        for (gi, _) in groups.iter().enumerate() {
+            for (si, _) in series.iter().enumerate() {
+                let colour = palette::SERIES[si % palette::SERIES.len()];
+                let x0 = gi as f64 + unit * (8 + si as u32 * bar_w) as f64;
+                let x1 = x0 + unit * (bar_w - 2) as f64;
+                let (v, u) = heights[si][gi];
+                if let Some(v) = v {
+                    chart.draw_series(std::iter::once(Rectangle::new([(x0, 0.0), (x1, v)], colour.filled()))).map_err(fail)?;
+                    if let Some(u) = u {
+                        if u > v {
+                            chart
+                                .draw_series(std::iter::once(Rectangle::new([(x0, v), (x1, u)], colour.stroke_width(1))))
+                                .map_err(fail)?;
+                        }
+                    }
+                }
+            }
+        }
+        // group labels under the axis, and the x axis line
+        let base_left = chart.backend_coord(&(0.0, 0.0));
+        let base_right = chart.backend_coord(&(groups.len() as f64, 0.0));
+        chart_area.draw(&PathElement::new(vec![base_left, base_right], palette::INK.stroke_width(1))).map_err(fail)?;
+        let centre = label_style.pos(Pos::new(HPos::Center, VPos::Top));
+        for (gi, g) in groups.iter().enumerate() {
+            let p = chart.backend_coord(&(gi as f64 + 0.5, 0.0));
+            chart_area.draw(&Text::new(g.clone(), (p.0, p.1 + 6), centre.clone())).map_err(fail)?;
+        }
+        if let Some(l) = &o.x_label {
+            let p = chart.backend_coord(&(groups.len() as f64 / 2.0, 0.0));
+            chart_area.draw(&Text::new(l.clone(), (p.0, p.1 + 24), centre.clone())).map_err(fail)?;
+        }
+        let left = label_style.pos(Pos::new(HPos::Left, VPos::Center));
+        for (si, s) in series.iter().enumerate() {
+            let colour = palette::SERIES[si % palette::SERIES.len()];
+            let y = 24 + si as i32 * 22;
+            legend_area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], colour.filled())).map_err(fail)?;
+            let name = o.labels.as_ref().map_or(s.clone(), |l| l[si].clone());
+            legend_area.draw(&Text::new(name, (26, y), left.clone())).map_err(fail)?;
+        }
+        if o.upto.is_some() {
+            let y = 24 + series.len() as i32 * 22 + 6;
+            legend_area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], palette::INK.stroke_width(1))).map_err(fail)?;
+            legend_area.draw(&Text::new("range".to_string(), (26, y), left.clone())).map_err(fail)?;
+        }
+        root.present().map_err(fail)?;
+    }
+    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta() -> Meta<'static> {
+        Meta { id: "b", caption: "Shares", alt: "Bars", number: 1 }
+    }
+
+    fn opts(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn grouped_bars_with_ranges_draw_deterministically() {
+        let data = json!({
+            "outermost": {"2": {"lo": {"num": 1, "den": 1}, "hi": {"num": 1, "den": 1}}, "4": {"lo": {"num": 501, "den": 1001}, "hi": {"num": 501, "den": 1001}}},
+            "closest": {"2": {"lo": {"num": 1, "den": 1}, "hi": {"num": 1, "den": 1}}, "4": {"lo": {"num": 317, "den": 1001}, "hi": {"num": 405, "den": 1001}}}
+        });
+        let o = opts(json!({"value": "lo", "upto": "hi", "percent": true, "y_max": 1.0, "x_label": "coins", "labels": ["outermost first", "closest numbers"]}));
+        let a = draw(&data, &o, &meta()).unwrap();
+        assert_eq!(a, draw(&data, &o, &meta()).unwrap());
+        let Drawn::Svg(s) = a else { panic!("svg") };
+        assert!(s.contains("closest numbers") && s.contains("range") && s.contains("\n4\n"));
+    }
+
+    #[test]
+    fn histogram_and_transposed_layouts() {
+        let data = json!([3, 5, 2]);
+        assert!(draw(&json!({"counts": data}), &Map::new(), &meta()).is_ok());
+        let t = json!({"2": {"a": 1, "b": 2}, "3": {"a": 2, "b": 1}});
+        let o = opts(json!({"layout": "groups_series", "series": ["b"]}));
+        assert!(draw(&t, &o, &meta()).is_ok());
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        let t = json!({"a": {"x": 1}});
+        assert_eq!(draw(&t, &opts(json!({"series": ["z"]})), &meta()).unwrap_err().key.as_deref(), Some("series"));
+        assert_eq!(draw(&t, &opts(json!({"labels": ["p", "q"]})), &meta()).unwrap_err().key.as_deref(), Some("labels"));
+        assert!(draw(&json!({"a": {"x": "y"}}), &Map::new(), &meta()).is_err());
+        assert!(draw(&json!(4), &Map::new(), &meta()).is_err());
+        assert_eq!(draw(&t, &opts(json!({"value": "q"})), &meta()).unwrap_err().key.as_deref(), Some("value"));
+    }
+}

@@ -1,0 +1,290 @@
+//! `plot: strip` — one or more strips of squares with coins, and pairs of coins drawn as
+//! arcs above the strip.
+//!
+//! Data (`from:`): an object (e.g. a `welter.position` result) read through sub-paths.
+//! Options:
+//! - `squares`: sub-path to the list of occupied squares (default `squares`);
+//! - `length`: squares drawn (default: the highest coin plus two);
+//! - `pairs`: sub-path to a list of pairs, each `[a, b]` or an object with `a` and `b`
+//!   (default: no arcs);
+//! - `pair_label`: a field of each pair object printed above its arc (e.g. `animating`);
+//! - `pairs_to_empty`: allow a pair to join any two drawn squares, occupied or not
+//!   (default false: both ends must hold coins); e.g. a numerical semigroup's gaps as the
+//!   coins and the pairs {n, F − n}, one gap and one element each;
+//! - `leftover`: sub-path to a square (or null) drawn in the accent colour;
+//! - `strips`: several strips of the same coins, one per matching, each
+//!   `{label, pairs, leftover, note}` with sub-paths as above (replaces `pairs`/`leftover`);
+//!   `note` is a sub-path to a value printed under the label (e.g. the value a matching
+//!   reads); `note_prefix` is printed before every note (default none, e.g. `"reads "`).
+//!
+//! Example: a position's low-bit matching, each arc labelled with its animating value; or
+//! the five rules' matchings of one position, one strip each.
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::table::at;
+use super::{finish_svg, options, palette, Drawn, FigureError, Meta};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StripSpec {
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    pairs: Option<String>,
+    #[serde(default)]
+    leftover: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    #[serde(default = "default_squares")]
+    squares: String,
+    #[serde(default)]
+    length: Option<u32>,
+    #[serde(default)]
+    pairs: Option<String>,
+    #[serde(default)]
+    pair_label: Option<String>,
+    #[serde(default)]
+    leftover: Option<String>,
+    #[serde(default)]
+    strips: Option<Vec<StripSpec>>,
+    #[serde(default)]
+    note_prefix: String,
+    #[serde(default)]
+    pairs_to_empty: bool,
+}
+
+fn default_squares() -> String {
+    "squares".into()
+}
+
+/// Most squares a strip may have.
+pub const MAX_LENGTH: u32 = 128;
+/// Most strips in one figure.
+pub const MAX_STRIPS: usize = 12;
+
+fn err(key: &str, message: String, hint: &str) -> FigureError {
+    FigureError { message, key: Some(key.into()), hint: hint.into() }
+}
+
+fn fail<E: std::fmt::Display>(e: E) -> FigureError {
+    FigureError::data(format!("cannot draw: {e}"), "")
+}
+
+fn square_of(v: &Value) -> Option<u32> {
+    v.as_u64().and_then(|x| u32::try_from(x).ok())
+}
+
+/// Pairs `(a, b, label)` from a list value.
+fn read_pairs(v: &Value, label: Option<&str>, key: &str) -> Result<Vec<(u32, u32, Option<String>)>, FigureError> {
+    let hint = "pairs are a list of [a, b] or of objects with fields a and b";
+    let list = v.as_array().ok_or_else(|| err(key, "the pairs are not a list".into(), hint))?;
+    let mut out = Vec::new();
+    for p in list {
+        let (a, b, l) = match p {
+            Value::Array(x) if x.len() == 2 => (square_of(&x[0]), square_of(&x[1]), None),
+            Value::Object(m) => (
+                m.get("a").and_then(square_of),
+                m.get("b").and_then(square_of),
+                label.and_then(|f| m.get(f)).map(|x| match x {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                }),
+            ),
+            _ => (None, None, None),
+        };
+        match (a, b) {
+            (Some(a), Some(b)) => out.push((a.min(b), a.max(b), l)),
+            _ => return Err(err(key, format!("a pair is not two squares: {p}"), hint)),
+        }
+    }
+    Ok(out)
+}
+
+/// Draw strips; see the module docs for data and options.
+pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
+    let o: Options = options(opts)?;
+    let coins: Vec<u32> = at(data, &o.squares)
+        .and_then(Value::as_array)
+        .ok_or_else(|| err("squares", format!("no list of squares at `{}`", o.squares), "point `squares` at a list of integers"))?
+        .iter()
+        .map(|v| square_of(v).ok_or_else(|| err("squares", format!("{v} is not a square"), "squares are non-negative integers")))
+        .collect::<Result<_, _>>()?;
+    let highest = coins.iter().copied().max().unwrap_or(0);
+    let length = o.length.unwrap_or(highest + 2).max(highest + 1);
+    if length > MAX_LENGTH {
+        return Err(err("length", format!("{length} squares is over the limit of {MAX_LENGTH}"), "draw a shorter strip"));
+    }
+    // (label, pairs, leftover, note)
+    type Row = (Option<String>, Vec<(u32, u32, Option<String>)>, Option<u32>, Option<String>);
+    let read_leftover = |path: &Option<String>, key: &str| -> Result<Option<u32>, FigureError> {
+        match path {
+            None => Ok(None),
+            Some(p) => match at(data, p) {
+                None => Err(err(key, format!("nothing at `{p}`"), "point it at a square or null")),
+                Some(Value::Null) => Ok(None),
+                Some(v) => square_of(v).map(Some).ok_or_else(|| err(key, format!("{v} is not a square"), "a square or null")),
+            },
+        }
+    };
+    let read_pairs_at = |path: &Option<String>, key: &str| -> Result<Vec<(u32, u32, Option<String>)>, FigureError> {
+        match path {
+            None => Ok(Vec::new()),
+            Some(p) => {
+                let v = at(data, p).ok_or_else(|| err(key, format!("nothing at `{p}`"), "point it at a list of pairs"))?;
+                read_pairs(v, o.pair_label.as_deref(), key)
+            }
+        }
+    };
+    let rows: Vec<Row> = match &o.strips {
+        Some(specs) => {
+            if specs.is_empty() || specs.len() > MAX_STRIPS {
+                return Err(err("strips", format!("{} strips; 1..={MAX_STRIPS} allowed", specs.len()), "list fewer strips"));
+            }
+            specs
+                .iter()
+                .map(|s| {
+                    let note = match &s.note {
+                        None => None,
+                        Some(p) => Some(match at(data, p) {
+                            None => return Err(err("strips", format!("nothing at `{p}`"), "point `note` at a value")),
+                            Some(Value::String(t)) => t.clone(),
+                            Some(v) => v.to_string(),
+                        }),
+                    };
+                    Ok((s.label.clone(), read_pairs_at(&s.pairs, "strips")?, read_leftover(&s.leftover, "strips")?, note))
+                })
+                .collect::<Result<_, FigureError>>()?
+        }
+        None => vec![(None, read_pairs_at(&o.pairs, "pairs")?, read_leftover(&o.leftover, "leftover")?, None)],
+    };
+    for (_, pairs, _, _) in &rows {
+        for &(a, b, _) in pairs {
+            if o.pairs_to_empty {
+                if a >= length || b >= length {
+                    return Err(FigureError::data(format!("the pair {a}–{b} runs past the {length} squares drawn"), "raise `length`"));
+                }
+            } else if !coins.contains(&a) || !coins.contains(&b) {
+                return Err(FigureError::data(
+                    format!("the pair {a}–{b} is not a pair of coins"),
+                    "pairs must join occupied squares (or set `pairs_to_empty: true`)",
+                ));
+            }
+        }
+    }
+
+    let cell: i32 = 34;
+    let label_w: i32 = if rows.iter().any(|r| r.0.is_some()) { 120 } else { 16 };
+    let max_span = rows.iter().flat_map(|r| r.1.iter().map(|p| p.1 - p.0)).max().unwrap_or(0) as i32;
+    // Arc heights grow with the span, so nested arcs and their labels never coincide.
+    let rise = |span: i32| 12 + span * cell * 3 / 10;
+    let arc_h: i32 = if max_span == 0 { 10 } else { rise(max_span) + 30 };
+    let row_h = arc_h + cell + 26;
+    let width = (label_w + cell * length as i32 + 16) as u32;
+    let height = (rows.len() as i32 * row_h + 8) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let small = ("sans-serif", 13).into_font().color(&palette::FAINT).pos(Pos::new(HPos::Center, VPos::Top));
+        let label_style = ("sans-serif", 16).into_font().color(&palette::INK).pos(Pos::new(HPos::Left, VPos::Center));
+        let arc_text = ("sans-serif", 15).into_font().color(&palette::INK).pos(Pos::new(HPos::Center, VPos::Bottom));
+        for (r, (label, pairs, leftover, note)) in rows.iter().enumerate() {
+            let top = r as i32 * row_h + 4;
+            let base = top + arc_h; // top edge of the squares
+            if let Some(l) = label {
+                root.draw(&Text::new(l.clone(), (6, base + cell / 2), label_style.clone())).map_err(fail)?;
+            }
+            if let Some(n) = note {
+                let style = small.pos(Pos::new(HPos::Left, VPos::Top));
+                root.draw(&Text::new(format!("{}{n}", o.note_prefix), (6, base + cell / 2 + 12), style)).map_err(fail)?;
+            }
+            for s in 0..length as i32 {
+                let x = label_w + s * cell;
+                root.draw(&Rectangle::new([(x, base), (x + cell, base + cell)], palette::FAINT.stroke_width(1)))
+                    .map_err(fail)?;
+                root.draw(&Text::new(s.to_string(), (x + cell / 2, base + cell + 4), small.clone())).map_err(fail)?;
+            }
+            for (i, &(a, b, ref text)) in pairs.iter().enumerate() {
+                let colour = palette::SERIES[i % palette::SERIES.len()];
+                let (xa, xb) = (label_w + a as i32 * cell + cell / 2, label_w + b as i32 * cell + cell / 2);
+                let rx = (xb - xa) as f64 / 2.0;
+                let ry = rise((b - a) as i32) as f64;
+                let cx = (xa + xb) as f64 / 2.0;
+                let y0 = (base + cell / 2 - 12) as f64;
+                let points: Vec<(i32, i32)> = (0..=48)
+                    .map(|k| {
+                        let t = std::f64::consts::PI * k as f64 / 48.0;
+                        ((cx - rx * t.cos()).round() as i32, (y0 - ry * t.sin()).round() as i32)
+                    })
+                    .collect();
+                root.draw(&PathElement::new(points, colour.stroke_width(2))).map_err(fail)?;
+                if let Some(t) = text {
+                    root.draw(&Text::new(t.clone(), (cx.round() as i32, (y0 - ry).round() as i32 - 3), arc_text.clone()))
+                        .map_err(fail)?;
+                }
+            }
+            for &s in &coins {
+                let x = label_w + s as i32 * cell + cell / 2;
+                let fill = if Some(s) == *leftover { palette::ACCENT } else { palette::INK };
+                root.draw(&Circle::new((x, base + cell / 2), cell / 2 - 6, fill.filled())).map_err(fail)?;
+            }
+        }
+        root.present().map_err(fail)?;
+    }
+    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta() -> Meta<'static> {
+        Meta { id: "s", caption: "A strip", alt: "Coins", number: 1 }
+    }
+
+    fn opts(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn draws_deterministically() {
+        let data = json!({"squares": [1, 2, 4, 7], "low": {"pairs": [{"a": 1, "b": 7, "animating": 5}, {"a": 2, "b": 4, "animating": 5}], "leftover": null}});
+        let o = opts(json!({"pairs": "low.pairs", "pair_label": "animating", "leftover": "low.leftover"}));
+        let a = draw(&data, &o, &meta()).unwrap();
+        assert_eq!(a, draw(&data, &o, &meta()).unwrap());
+        let Drawn::Svg(s) = a else { panic!("svg") };
+        assert!(s.contains("<title id=\"s-title\">A strip</title>"));
+        assert!(s.contains("\n5\n"));
+        let several = opts(json!({"strips": [{"label": "low bits", "pairs": "low.pairs"}, {"label": "none", "note": "low.leftover"}]}));
+        let Drawn::Svg(t) = draw(&data, &several, &meta()).unwrap() else { panic!("svg") };
+        assert!(t.contains("low bits"));
+    }
+
+    #[test]
+    fn bad_data_is_an_error() {
+        let data = json!({"squares": [1, 2], "p": [[1, 5]]});
+        assert!(draw(&data, &opts(json!({"pairs": "p"})), &meta()).is_err());
+        assert_eq!(draw(&data, &opts(json!({"pairs": "q"})), &meta()).unwrap_err().key.as_deref(), Some("pairs"));
+        assert!(draw(&json!({"squares": "x"}), &Map::new(), &meta()).is_err());
+        assert!(draw(&json!({"squares": [1]}), &opts(json!({"length": 1000})), &meta()).is_err());
+        assert!(draw(&json!({"squares": [1]}), &opts(json!({"colour": 1})), &meta()).is_err());
+    }
+
+    #[test]
+    fn pairs_to_empty_squares_when_asked() {
+        // The gaps of ⟨3, 4, 5⟩ are 1 and 2 (F = 2): pairs {0, 2}, one end empty.
+        let data = json!({"squares": [1, 2], "p": [[0, 2]], "far": [[0, 9]]});
+        assert!(draw(&data, &opts(json!({"pairs": "p"})), &meta()).is_err());
+        assert!(draw(&data, &opts(json!({"pairs": "p", "pairs_to_empty": true})), &meta()).is_ok());
+        assert!(draw(&data, &opts(json!({"pairs": "far", "pairs_to_empty": true})), &meta()).is_err());
+    }
+}

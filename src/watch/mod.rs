@@ -1,0 +1,449 @@
+//! Watch mode (`countersign watch`): build, serve the site from memory, rebuild on every
+//! save, and reload the open pages.
+//!
+//! - The site is served from a [`Snapshot`]: the whole rendered [`Output`] of one build,
+//!   swapped behind an `Arc` in one step, so no request ever sees half a build.
+//! - [`changes`] watches `essays/`, `templates/`, `static/` and `countersign.yaml` (never
+//!   `public/`, `.countersign-cache/` or `target/`), ignores editors' swap and backup files
+//!   and merges a burst of events into one rebuild.
+//! - Builds run in a worker thread, through the stages of [`pipeline::run`] with a results
+//!   memory (the `memory` of [`pipeline::ComputeOptions`]), so an edit to prose recomputes
+//!   no census. Changes saved during a build start another once it ends; when they drop a
+//!   census call the running build is computing (a census block edited mid-run), that
+//!   build is cancelled at the call's next checkpoint and never published.
+//! - A build with errors keeps the last good pages served and lays an element with id
+//!   `countersign-error` over every page, showing the diagnostics as the terminal does
+//!   (file:line:column, stated against computed); the next good build removes it.
+//! - [`http`] is a small HTTP/1.1 server on `std::net` (a thread per connection). Every
+//!   HTML page it serves gets a script (see [`inject`]) that listens to
+//!   `/__countersign/events` (server-sent events) and reloads the page once a newer
+//!   generation is in place. Built sites never contain it: only the server adds it.
+//! - `GET /__countersign/generation` answers the number of finished builds (tests and
+//!   `scripts/watch-latency` wait on it); `GET /__countersign/status` answers it with the
+//!   outcome and census counts of the last build, as JSON.
+//! - Ctrl-C (SIGINT) or SIGTERM stops the process at once, which is clean: watch mode
+//!   writes nothing but cache entries, each written to a temporary file and renamed.
+
+pub mod changes;
+pub mod http;
+pub mod inject;
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::diag::Diagnostic;
+use crate::cache::Cache;
+use crate::pipeline::{self, ComputeOptions};
+use crate::site::output::Output;
+
+/// What `countersign watch` was asked for.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The site root.
+    pub root: PathBuf,
+    /// The address to listen on (IPv4 or IPv6, e.g. `127.0.0.1` or `::1`).
+    pub interface: IpAddr,
+    /// The port; 0 picks a free one (the address is printed on stdout either way).
+    pub port: u16,
+    /// Open the site in the default browser once it is built.
+    pub open: bool,
+    /// Colour the diagnostics printed on the terminal.
+    pub color: bool,
+}
+
+/// One build as served: every file, plus the overlay when the build failed.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    /// Finished builds so far (0 while the first build runs).
+    pub generation: u64,
+    /// The files served: the latest good build (or, before any good build, the latest).
+    pub files: Arc<Output>,
+    /// When the latest build failed: its diagnostics, rendered without colour.
+    pub error: Option<String>,
+    /// `/__countersign/status`: generation, ok, error and warning counts, census counts.
+    pub status: Value,
+}
+
+/// The snapshot being served, and a condition variable signalled at every swap.
+#[derive(Debug, Default)]
+pub struct State {
+    current: Mutex<Arc<Snapshot>>,
+    changed: Condvar,
+    /// Open reload channels (pages listening), reported by `/__countersign/status`.
+    pub listeners: std::sync::atomic::AtomicUsize,
+    /// Cache keys of the calls planned by the build in progress (`None`: no build running).
+    running: Mutex<Option<Vec<String>>>,
+}
+
+impl State {
+    /// The snapshot now being served.
+    pub fn current(&self) -> Arc<Snapshot> {
+        match self.current.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Serve `snap` from now on and wake every reload channel.
+    pub fn publish(&self, snap: Snapshot) {
+        let snap = Arc::new(snap);
+        match self.current.lock() {
+            Ok(mut g) => *g = snap,
+            Err(p) => *p.into_inner() = snap,
+        }
+        self.changed.notify_all();
+    }
+
+    /// Record the calls of the build in progress (`None` when it ends).
+    pub fn set_running(&self, keys: Option<Vec<String>>) {
+        match self.running.lock() {
+            Ok(mut g) => *g = keys,
+            Err(p) => *p.into_inner() = keys,
+        }
+    }
+
+    /// The calls of the build in progress, if one is past planning.
+    pub fn running(&self) -> Option<Vec<String>> {
+        match self.running.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// Wait until a snapshot newer than generation `seen` is served, or `timeout` passes;
+    /// returns the snapshot then current.
+    pub fn wait_newer(&self, seen: u64, timeout: Duration) -> Arc<Snapshot> {
+        let guard = match self.current.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let guard = match self.changed.wait_timeout_while(guard, timeout, |s| s.generation <= seen) {
+            Ok((g, _)) => g,
+            Err(p) => p.into_inner().0,
+        };
+        guard.clone()
+    }
+}
+
+/// Runs the pipeline again and again, keeping census results and the last good output.
+pub struct Builder {
+    root: PathBuf,
+    memory: Mutex<HashMap<String, Arc<Value>>>,
+    last_good: Option<Arc<Output>>,
+    generation: u64,
+    failing: bool,
+    cancelled: u64,
+    color: bool,
+}
+
+/// What one build did, for the terminal.
+pub struct Built {
+    /// The snapshot to serve.
+    pub snapshot: Snapshot,
+    /// Diagnostics rendered for the terminal (possibly coloured; empty when none).
+    pub printed: String,
+    /// One summary line.
+    pub summary: String,
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+impl Builder {
+    /// A builder for the site at `root` (canonical), with nothing remembered yet.
+    pub fn new(root: PathBuf, color: bool) -> Builder {
+        Builder { root, memory: Mutex::new(HashMap::new()), last_good: None, generation: 0, failing: false, cancelled: 0, color }
+    }
+
+    /// Build the site once: the stages of [`pipeline::run`] (load, plan, compute, check,
+    /// render), with census results kept in memory and a `cancel` flag that stops running
+    /// census calls at their next checkpoint. Returns `None` when cancelled (nothing is
+    /// published; calls that finished stay remembered). A build with an error serves the
+    /// last good output under the overlay (before any good build: what it rendered).
+    pub fn build(&mut self, state: &State, cancel: &Arc<AtomicBool>) -> Option<Built> {
+        let started = Instant::now();
+        let loaded = pipeline::load(&self.root);
+        let plan = pipeline::plan(&loaded);
+        state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).collect()));
+        let cache = Cache::at(pipeline::cache_dir(&self.root));
+        let results = pipeline::compute(&plan, &ComputeOptions { cache: &cache, memory: Some(&self.memory), progress: pipeline::progress_allowed(), cancel: cancel.clone() });
+        if cancel.load(Ordering::SeqCst) {
+            self.cancelled += 1;
+            return None;
+        }
+        let checked = pipeline::check(&loaded, &plan, &results);
+        let mut diags = loaded.diags.clone();
+        diags.extend(plan.diags.iter().cloned());
+        diags.extend(results.diags.iter().cloned());
+        diags.extend(checked.diags.iter().cloned());
+        let mut out = Output::default();
+        let inputs: Vec<crate::render::EssayInput> = loaded
+            .essays
+            .iter()
+            .enumerate()
+            .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
+            .collect();
+        diags.extend(crate::render::render_site(&self.root, &loaded.config, &inputs, &mut out));
+        drop(inputs);
+        let run = pipeline::Run { stats: results.stats, loaded, checked: Some(checked), output: Some(out), diags };
+        self.generation += 1;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let errors = run.diags.iter().filter(|d| d.is_error()).count();
+        let warnings = run.diags.len() - errors;
+        let ok = run.ok() && run.output.is_some();
+        let mut error = None;
+        let files = if ok {
+            let files = Arc::new(run.output.unwrap_or_default());
+            self.last_good = Some(files.clone());
+            files
+        } else {
+            // Errors first: the overlay shows why the build failed at the top.
+            let mut diags: Vec<Diagnostic> = run.diags.clone();
+            diags.sort_by_key(|d| d.severity);
+            error = Some(run.loaded.sources.render(&diags, false));
+            match &self.last_good {
+                Some(f) => f.clone(),
+                // No good build yet: serve what this one rendered, under the overlay.
+                None => Arc::new(run.output.clone().unwrap_or_default()),
+            }
+        };
+        let printed = if run.diags.is_empty() { String::new() } else { run.loaded.sources.render(&run.diags, self.color) };
+        let s = run.stats;
+        let census = format!("census calls: {} ({} ran, {} from cache, {} in memory)", s.calls, s.ran, s.cached, s.remembered);
+        let summary = if ok {
+            let fixed = if self.failing { " — fixed" } else { "" };
+            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", self.generation, plural(run.loaded.essays.len(), "essay"))
+        } else {
+            format!(
+                "[{}] build failed in {ms:.0} ms: {}, {}; {}",
+                self.generation,
+                plural(errors, "error"),
+                plural(warnings, "warning"),
+                if self.last_good.is_some() { "still serving the last good pages under the error overlay" } else { "no good build yet" }
+            )
+        };
+        self.failing = !ok;
+        let status = json!({
+            "generation": self.generation,
+            "ok": ok,
+            "errors": errors,
+            "warnings": warnings,
+            "essays": run.loaded.essays.len(),
+            "stats": { "calls": s.calls, "ran": s.ran, "cached": s.cached, "remembered": s.remembered },
+            "ms": (ms * 10.0).round() / 10.0,
+            "cancelled": self.cancelled,
+        });
+        Some(Built { snapshot: Snapshot { generation: self.generation, files, error, status }, printed, summary })
+    }
+}
+
+/// Block SIGINT and SIGTERM in this thread and every thread it starts later, and start a
+/// thread that waits for them and stops the process. Call before any other thread starts.
+///
+/// Stopping is clean at any moment: watch mode writes nothing but cache entries, which are
+/// written to a temporary file and renamed into place.
+#[cfg(unix)]
+fn handle_stop_signals() {
+    // SAFETY: plain libc calls on a sigset_t we own; sigwait only reads the set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        let set_for_thread = set;
+        std::thread::spawn(move || {
+            let mut sig: libc::c_int = 0;
+            libc::sigwait(&set_for_thread, &mut sig);
+            eprintln!("\ncountersign watch: stopped");
+            std::process::exit(0);
+        });
+    }
+}
+
+#[cfg(not(unix))]
+fn handle_stop_signals() {}
+
+fn open_browser(url: &str) {
+    let cmd = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
+    if let Err(e) = std::process::Command::new(cmd).arg(url).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn() {
+        eprintln!("note: cannot open a browser ({cmd}: {e}); open {url} yourself");
+    }
+}
+
+/// How long the file system must stay quiet before a rebuild starts.
+pub const QUIET: Duration = Duration::from_millis(40);
+/// The longest a rebuild waits for a continuing burst of events.
+pub const MAX_WAIT: Duration = Duration::from_millis(1000);
+/// How long a file removed mid-save may stay missing before it counts as deleted.
+pub const MISSING_GRACE: Duration = Duration::from_millis(150);
+
+/// `countersign watch`: bind, build, serve, and rebuild on every change until Ctrl-C.
+///
+/// Errors (exit 1, printed): the root has no site folder, the port is in use or the
+/// interface cannot be bound (the message names both), the file watcher cannot start.
+pub fn main(opts: &Options) -> ExitCode {
+    handle_stop_signals();
+    let root = match std::fs::canonicalize(&opts.root) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot open the site root {}: {e}", opts.root.display());
+            return ExitCode::from(1);
+        }
+    };
+    let addr = SocketAddr::new(opts.interface, opts.port);
+    let listener = match http::bind(addr) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let local = listener.local_addr().unwrap_or(addr);
+    let url = format!("http://{local}/");
+    let state = Arc::new(State::default());
+    state.publish(Snapshot { status: json!({ "generation": 0, "ok": false, "building": true }), ..Snapshot::default() });
+    http::spawn(listener, state.clone());
+    println!("countersign watch: serving {url} (Ctrl-C stops)");
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let fs_tx = tx.clone();
+    let mut watch = match changes::Watch::new(&root, move |ev| {
+        let _ = fs_tx.send(Msg::Fs(ev));
+    }) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("error: cannot watch {}: {e}", root.display());
+            return ExitCode::from(1);
+        }
+    };
+    let spawn_build = |mut builder: Box<Builder>, cancel: Arc<AtomicBool>| {
+        let tx = tx.clone();
+        let state = state.clone();
+        std::thread::spawn(move || {
+            let built = builder.build(&state, &cancel);
+            state.set_running(None);
+            let _ = tx.send(Msg::Done(builder, built));
+        });
+    };
+    let mut cancel = Arc::new(AtomicBool::new(false));
+    spawn_build(Box::new(Builder::new(root.clone(), opts.color)), cancel.clone());
+    // The builder, when no build is running.
+    let mut idle: Option<Box<Builder>> = None;
+    // Changes arrived while a build was running: build again when it ends.
+    let mut dirty = false;
+    let mut opened = !opts.open;
+    // Debouncing: (first relevant event, quiet until) while events keep coming.
+    let mut settling: Option<(Instant, Instant)> = None;
+    let mut pending = changes::Pending::default();
+    // Since when a removed file has been waited for.
+    let mut grace: Option<Instant> = None;
+    loop {
+        let step = match settling {
+            None => rx.recv().map(Step::Msg).unwrap_or(Step::Closed),
+            Some((first, quiet)) => {
+                let until = quiet.min(first + MAX_WAIT);
+                let now = Instant::now();
+                if now >= until {
+                    Step::Settled
+                } else {
+                    match rx.recv_timeout(until - now) {
+                        Ok(m) => Step::Msg(m),
+                        Err(mpsc::RecvTimeoutError::Timeout) => Step::Settled,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => Step::Closed,
+                    }
+                }
+            }
+        };
+        match step {
+            Step::Closed => break,
+            Step::Msg(Msg::Fs(ev)) => {
+                if watch.note(&ev, &mut pending) {
+                    let now = Instant::now();
+                    settling = Some((settling.map_or(now, |(first, _)| first), now + QUIET));
+                }
+            }
+            Step::Settled => {
+                settling = None;
+                if pending.missing() && grace.get_or_insert_with(Instant::now).elapsed() < MISSING_GRACE {
+                    // A file removed mid-save: look again shortly (events still count).
+                    let now = Instant::now();
+                    settling = Some((now, now + Duration::from_millis(5)));
+                    continue;
+                }
+                grace = None;
+                pending = changes::Pending::default();
+                match idle.take() {
+                    Some(builder) => {
+                        watch.refresh();
+                        cancel = Arc::new(AtomicBool::new(false));
+                        spawn_build(builder, cancel.clone());
+                    }
+                    None => {
+                        dirty = true;
+                        if stale(&root, &state) {
+                            cancel.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
+            }
+            Step::Msg(Msg::Done(builder, built)) => {
+                match built {
+                    Some(built) => {
+                        state.publish(built.snapshot);
+                        eprint!("{}", built.printed);
+                        eprintln!("{}", built.summary);
+                    }
+                    None => eprintln!("build cancelled: a census it was running is no longer asked for"),
+                }
+                if !opened {
+                    opened = true;
+                    open_browser(&url);
+                }
+                if dirty {
+                    dirty = false;
+                    watch.refresh();
+                    cancel = Arc::new(AtomicBool::new(false));
+                    spawn_build(builder, cancel.clone());
+                } else {
+                    idle = Some(builder);
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Messages to the watch loop.
+enum Msg {
+    /// A file-system event.
+    Fs(notify::Result<notify::Event>),
+    /// A build ended (`None`: cancelled); the builder comes back.
+    Done(Box<Builder>, Option<Built>),
+}
+
+enum Step {
+    Msg(Msg),
+    /// The file system has been quiet for `QUIET` (or events kept coming for `MAX_WAIT`).
+    Settled,
+    Closed,
+}
+
+/// True when the build in progress runs a census call the sources no longer ask for (a
+/// census block was edited while it ran): that build is then cancelled.
+fn stale(root: &std::path::Path, state: &State) -> bool {
+    let Some(running) = state.running() else { return false };
+    let wanted: std::collections::BTreeSet<String> = pipeline::plan(&pipeline::load(root)).calls.into_iter().map(|c| c.key).collect();
+    running.iter().any(|k| !wanted.contains(k))
+}

@@ -1,0 +1,56 @@
+//! `countersign check --bless` on a real site: rewrites through a symlink keeping each
+//! stated form, prints the diff, and a second check passes; a form that cannot hold the
+//! value is refused with a diagnostic and the file is left alone.
+
+use std::path::Path;
+use std::process::Command;
+
+fn countersign(root: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(root).arg("--no-color").args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+const ESSAY: &str = "---\ntitle: E\n---\n\n```census\nid: g\nrun: sylver.census\nwith: { max_genus: 4 }\n```\n\n\
+Positions: {{ g.positions = 1,500 }}, in words {{ g.positions = Fifteen }}; struck {{ g.move_test.struck_share = 60.0 per cent }},\n\
+or {{ g.move_test.struck_share = 20 of 31 }}. Unchanged: {{ g.lost = two }}.\n";
+
+#[test]
+fn bless_rewrites_through_a_symlink_keeping_forms() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().join("site");
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    let real = d.path().join("real.md");
+    std::fs::write(&real, ESSAY).unwrap();
+    std::os::unix::fs::symlink(&real, root.join("essays/e.md")).unwrap();
+    let (code, _, err) = countersign(&root, &["check", "--no-cache"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, out, err) = countersign(&root, &["check", "--no-cache", "--bless"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("essays/e.md:11\n- 1,500\n+ 14"), "{out}");
+    assert!(out.contains("- Fifteen\n+ Fourteen"), "{out}");
+    assert!(out.contains("- 60.0 per cent\n+ 61.3 per cent"), "{out}");
+    assert!(out.contains("- 20 of 31\n+ 19 of 31"), "{out}");
+    assert!(err.contains("blessed 4 stated values"), "{err}");
+    assert!(root.join("essays/e.md").symlink_metadata().unwrap().file_type().is_symlink(), "the symlink is kept");
+    let text = std::fs::read_to_string(&real).unwrap();
+    assert!(text.contains("{{ g.positions = 14 }}") && text.contains("{{ g.positions = Fourteen }}"), "{text}");
+    assert!(text.contains("{{ g.lost = two }}"));
+    let (code, _, err) = countersign(&root, &["check", "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn bless_refuses_a_form_that_cannot_hold_the_value() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    // 19/31 ≈ 0.61: the closest fraction with denominator ≤ 4 is 2/3, and "a quarter"
+    // holds unit fractions only, so it cannot be blessed.
+    let essay = "---\ntitle: E\n---\n\n```census\nid: g\nrun: sylver.census\nwith: { max_genus: 4 }\n```\n\nAbout {{ g.move_test.struck_share = a quarter }} are struck.\n";
+    std::fs::write(root.join("essays/e.md"), essay).unwrap();
+    let (code, _, err) = countersign(root, &["check", "--no-cache", "--bless"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot bless `a quarter`"), "{err}");
+    assert!(err.contains("essays/e.md:11:"), "{err}");
+    assert_eq!(std::fs::read_to_string(root.join("essays/e.md")).unwrap(), essay);
+}

@@ -1,0 +1,280 @@
+//! The real essays: the site passes `check`; every claim, changed in turn, makes the check
+//! fail at its own file:line (the mutation test); and the seed ledger is honest.
+//!
+//! Census results come through the site's own cache (`.countersign-cache/`), so after the
+//! first run these tests recompute nothing.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use countersign::check::forms::{self, Computed, Form, NumStyle};
+use countersign::check::rational::Q;
+use countersign::check::{check_essay, Status};
+use countersign::content::{self, ClaimKind};
+use countersign::pipeline::{self, RunOptions};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn real_site() -> pipeline::Run {
+    pipeline::run(&RunOptions { root: root(), use_cache: true, progress: false, render: false }, None)
+}
+
+/// A stated text that must disagree with the computed value, in the same form.
+fn mutate(stated: &str, c: &Computed) -> Option<String> {
+    let form = forms::parse_stated(stated, matches!(c, Computed::List(_)))?;
+    let bump = |n: &forms::Num| -> Option<String> {
+        let step = match n.style {
+            NumStyle::Decimal(k) => Q::new(1, 10i128.pow(k))?,
+            _ => Q::int(1),
+        };
+        let v = Q::new(n.value.n * step.d + step.n * n.value.d, n.value.d * step.d)?;
+        forms::write_num(n, v).ok()
+    };
+    Some(match &form {
+        Form::Number(n) => bump(n)?,
+        Form::Percent(n, suffix) => {
+            let as_dec = forms::Num { value: n.value, style: match n.style { NumStyle::Digits { .. } => NumStyle::Decimal(0), ref s => s.clone() } };
+            format!("{}{suffix}", bump(&as_dec)?)
+        }
+        Form::OfTotal(a, b, j) => format!("{}{j}{}", bump(a)?, forms::write_num(b, b.value).ok()?),
+        Form::Range(a, b) => format!("{} to {}", forms::write_num(a, a.value).ok()?, bump(b)?),
+        Form::List(items) => {
+            let mut parts: Vec<String> = items.iter().map(|n| forms::write_num(n, n.value).ok()).collect::<Option<_>>()?;
+            let last = parts.len() - 1;
+            parts[last] = bump(&items[last])?;
+            if parts.len() == 1 {
+                parts[0].clone()
+            } else {
+                format!("{} and {}", parts[..last].join(", "), parts[last])
+            }
+        }
+        Form::RatioWords(p, q, ..) => {
+            let p2 = if p + 1 <= *q { p + 1 } else { p - 1 };
+            format!("{p2} in {q}")
+        }
+        Form::Truth(t) => (!t).to_string(),
+    })
+}
+
+fn negate_first_operator(text: &str) -> Option<String> {
+    for (a, b) in [("==", "!="), ("!=", "=="), ("<=", ">"), (">=", "<"), ("<", ">="), (">", "<=")] {
+        if let Some(i) = text.find(a) {
+            return Some(format!("{}{b}{}", &text[..i], &text[i + a.len()..]));
+        }
+    }
+    None
+}
+
+#[test]
+fn the_real_site_passes_and_every_claim_is_load_bearing() {
+    let run = real_site();
+    assert!(!run.loaded.essays.is_empty(), "no essays in essays/");
+    let rendered = run.loaded.sources.render(&run.diags, false);
+    assert!(run.ok(), "the real site does not pass `countersign check`:\n{rendered}");
+    let checked = run.checked.as_ref().unwrap();
+    let mut mutated = 0;
+    let mut survivors = Vec::new();
+    for (i, essay) in run.loaded.essays.iter().enumerate() {
+        for (j, claim) in essay.claims.iter().enumerate() {
+            let report = &checked.reports[i][j];
+            let (span, replacement) = match &claim.kind {
+                ClaimKind::Check { stated, stated_span, .. } => {
+                    let c = Computed::from_json(report.value.as_ref().expect("a passing claim has a value"));
+                    let m = mutate(stated, &c).unwrap_or_else(|| panic!("{}:{}: cannot mutate `{stated}`", essay.file, report.line));
+                    (stated_span.clone(), m)
+                }
+                ClaimKind::Assert { .. } => {
+                    let inner = claim.span.start + 2..claim.span.end - 2;
+                    let m = negate_first_operator(&essay.source[inner.clone()]).expect("an assert has an operator");
+                    (inner, m)
+                }
+                _ => continue,
+            };
+            let mut source = essay.source.clone();
+            source.replace_range(span, &replacement);
+            let (e, d) = content::parse_essay(&essay.file, essay.path.clone(), source);
+            assert!(d.is_empty(), "{}:{}: the mutation broke the essay's syntax", essay.file, report.line);
+            let (reports, diags) = check_essay(&e.unwrap(), &checked.bound[i]);
+            mutated += 1;
+            // The diagnostic must name the claim's file and a line the claim occupies.
+            let last_line = countersign::diag::line_col(&essay.source, claim.span.end).0;
+            let caught = reports[j].status == Status::Fail
+                && diags.iter().any(|d| {
+                    let line = countersign::diag::line_col(&essay.source, d.span.start).0;
+                    d.file == essay.file && (report.line..=last_line).contains(&line)
+                });
+            if !caught {
+                survivors.push(format!("{}:{}: `{}` → `{replacement}` still passes", essay.file, report.line, report.text));
+            }
+        }
+    }
+    assert!(mutated > 0, "no claims to mutate");
+    assert!(survivors.is_empty(), "{} of {mutated} mutations survived:\n{}", survivors.len(), survivors.join("\n"));
+}
+
+// ---- The seed ledger ----
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ledger {
+    /// Seeds whose every count must be in the ledger.
+    #[serde(default)]
+    complete: Vec<String>,
+    seeds: BTreeMap<String, Vec<Entry>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    seed: String,
+    quote: String,
+    #[serde(default)]
+    claim: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+fn seeds_dir() -> Option<PathBuf> {
+    let candidates = [std::env::var_os("COUNTERSIGN_SEEDS").map(PathBuf::from), Some(root().join("../shared/seeds"))];
+    candidates.into_iter().flatten().find(|p| p.is_dir())
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Numbers a seed states outside math: digit runs (with separators) and number words
+/// from "three" up, with their byte offsets.
+fn seed_numbers(text: &str) -> Vec<(usize, String)> {
+    let words = ["three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million"];
+    let mut out = Vec::new();
+    let mut in_math = false;
+    let cs: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    while i < cs.len() {
+        let (at, c) = cs[i];
+        if c == '$' {
+            in_math = !in_math;
+            i += 1;
+            continue;
+        }
+        if in_math {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let mut j = i;
+            while j < cs.len() && (cs[j].1.is_ascii_digit() || (matches!(cs[j].1, ',' | '.') && cs.get(j + 1).is_some_and(|x| x.1.is_ascii_digit()))) {
+                j += 1;
+            }
+            let end = cs.get(j).map(|x| x.0).unwrap_or(text.len());
+            out.push((at, text[at..end].to_string()));
+            i = j;
+        } else if c.is_alphabetic() {
+            let mut j = i;
+            while j < cs.len() && (cs[j].1.is_alphabetic() || cs[j].1 == '-') {
+                j += 1;
+            }
+            let end = cs.get(j).map(|x| x.0).unwrap_or(text.len());
+            let w = text[at..end].trim_end_matches('-').to_lowercase();
+            if w.split('-').all(|p| words.contains(&p) || matches!(p, "one" | "two")) && w.split('-').any(|p| words.contains(&p)) {
+                out.push((at, text[at..at + w.len()].to_string()));
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_seed_ledger_is_honest() {
+    let text = std::fs::read_to_string(root().join("tests/seed_ledger.yaml")).unwrap();
+    let ledger: Ledger = countersign::yaml::from_str(&text).unwrap_or_else(|e| panic!("tests/seed_ledger.yaml: {e:?}"));
+    let run = real_site();
+    let seeds = seeds_dir();
+    if seeds.is_none() {
+        eprintln!("the seed texts (../shared/seeds or $COUNTERSIGN_SEEDS) are absent: quotes are not checked against them");
+    }
+    let mut problems = Vec::new();
+    for (seed, entries) in &ledger.seeds {
+        let seed_text = seeds.as_ref().map(|d| std::fs::read_to_string(d.join(seed)).unwrap_or_else(|e| panic!("{seed}: {e}")));
+        let squashed = seed_text.as_deref().map(squash);
+        for (k, e) in entries.iter().enumerate() {
+            let at = format!("{seed} entry {} (`{}`)", k + 1, e.seed);
+            if e.claim.is_some() == e.reason.is_some() {
+                problems.push(format!("{at}: give exactly one of claim and reason"));
+            }
+            if !e.quote.replace('$', "").contains(&e.seed) {
+                problems.push(format!("{at}: the quote does not contain the number"));
+            }
+            if let Some(s) = &squashed {
+                if !s.contains(&squash(&e.quote)) {
+                    problems.push(format!("{at}: the quote is not in the seed"));
+                }
+            }
+            if let Some(claim) = &e.claim {
+                let Some((file, path)) = claim.split_once(':') else {
+                    problems.push(format!("{at}: claim must be `essay.md:path`"));
+                    continue;
+                };
+                let Some(i) = run.loaded.essays.iter().position(|x| x.file == format!("essays/{file}")) else {
+                    problems.push(format!("{at}: no essay essays/{file}"));
+                    continue;
+                };
+                let reports = &run.checked.as_ref().unwrap().reports[i];
+                match reports.iter().find(|r| r.kind == "check" && r.path == path) {
+                    None => problems.push(format!("{at}: essays/{file} has no claim on `{path}`")),
+                    Some(r) => {
+                        if r.status != Status::Pass {
+                            problems.push(format!("{at}: the claim on `{path}` does not pass"));
+                        }
+                        // The seed's number agrees with the claim when it is the value (at the
+                        // precision the seed wrote), either part of a share, an end of a range,
+                        // or an element or the length of a list.
+                        let seed_num = forms::parse_num(&e.seed);
+                        let computed = r.value.as_ref().map(Computed::from_json);
+                        let same = |n: &forms::Num, q: Q| forms::check(&Form::Number(n.clone()), &Computed::Number(q, None)) == forms::Verdict::Pass;
+                        let agrees = match (&seed_num, computed) {
+                            (Some(n), Some(Computed::Number(q, raw))) => same(n, q) || raw.is_some_and(|(a, b)| same(n, Q::int(a)) || same(n, Q::int(b))),
+                            (Some(n), Some(Computed::Range(a, b))) => same(n, a) || same(n, b),
+                            (Some(n), Some(Computed::List(l))) => {
+                                same(n, Q::int(l.len() as i128)) || l.iter().any(|x| matches!(x, Computed::Number(q, _) if same(n, *q)))
+                            }
+                            _ => true,
+                        };
+                        if !agrees && e.note.is_none() {
+                            problems.push(format!("{at}: the seed says {} but the claim's value is {}; add a note saying which is right and why", e.seed, r.computed.clone().unwrap_or_default()));
+                        }
+                    }
+                }
+            }
+        }
+        if ledger.complete.contains(seed) {
+            if let Some(t) = &squashed {
+                // Every number the seed states must fall inside the quote of an entry for it.
+                let spans: Vec<(&str, usize, usize)> = entries
+                    .iter()
+                    .flat_map(|e| {
+                        let q = squash(&e.quote);
+                        let len = q.len();
+                        t.match_indices(q.as_str()).map(|(p, _)| (e.seed.as_str(), p, p + len)).collect::<Vec<_>>()
+                    })
+                    .collect();
+                for (at, n) in seed_numbers(t) {
+                    if !spans.iter().any(|&(num, lo, hi)| num == n && lo <= at && at < hi) {
+                        let lo = t[..at].char_indices().rev().nth(40).map(|x| x.0).unwrap_or(0);
+                        let hi = t[at..].char_indices().nth(40).map(|x| at + x.0).unwrap_or(t.len());
+                        problems.push(format!("{seed}: `{n}` in \"…{}…\" is not in the ledger", &t[lo..hi]));
+                    }
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems in the seed ledger:\n{}", problems.len(), problems.join("\n"));
+}

@@ -1,0 +1,414 @@
+//! `countersign watch` on a temporary copy of tests/sites/ok-basic: each test starts the
+//! built binary on a free port (`--port 0`; the address is read from its first line on
+//! stdout), edits the site as an editor would, and waits on `/__countersign/generation`
+//! (with a timeout) before looking at what is served. No test sleeps to let a build
+//! happen; the two that must show that something did *not* cause a build compare the
+//! generation after a later, distinct edit has been served.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+const ESSAY: &str = "essays/small.md";
+
+struct Server {
+    child: Child,
+    /// `host:port`, e.g. `127.0.0.1:41234` or `[::1]:41234`.
+    addr: String,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else if e.file_name() != "expect.yaml" {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn site() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-basic"), dir.path());
+    dir
+}
+
+fn spawn(root: &Path, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_countersign"))
+        .arg("--root")
+        .arg(root)
+        .arg("--no-color")
+        .arg("watch")
+        .args(extra)
+        .env("CI", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn start_on(dir: tempfile::TempDir, interface: &str) -> Server {
+    let mut child = spawn(dir.path(), &["--port", "0", "--interface", interface]);
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    // Drain stderr so the server never blocks on a full pipe.
+    let mut err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        let mut sink = Vec::new();
+        let _ = err.read_to_end(&mut sink);
+    });
+    let s = Server { child, addr, dir };
+    s.wait_generation(1);
+    s
+}
+
+fn start() -> Server {
+    start_on(site(), "127.0.0.1")
+}
+
+/// A raw HTTP/1.1 GET: (status code, headers lower-cased, body).
+fn get_at(addr: &str, path: &str) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(TIMEOUT)).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+impl Server {
+    fn get(&self, path: &str) -> (u16, String, String) {
+        get_at(&self.addr, path)
+    }
+
+    fn page(&self, path: &str) -> String {
+        let (code, _, body) = self.get(path);
+        assert_eq!(code, 200, "GET {path}: {body}");
+        body
+    }
+
+    fn generation(&self) -> u64 {
+        self.get("/__countersign/generation").2.trim().parse().unwrap()
+    }
+
+    fn status(&self) -> serde_json::Value {
+        serde_json::from_str(&self.get("/__countersign/status").2).unwrap()
+    }
+
+    /// Wait until at least `n` builds have finished; returns the generation.
+    fn wait_generation(&self, n: u64) -> u64 {
+        let start = Instant::now();
+        loop {
+            let g = self.generation();
+            if g >= n {
+                return g;
+            }
+            assert!(start.elapsed() < TIMEOUT, "generation stayed at {g}, waiting for {n}");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Wait until `cond` holds (checked after each poll of the generation).
+    fn wait_until(&self, cond: impl Fn() -> bool) {
+        let start = Instant::now();
+        while !cond() {
+            assert!(start.elapsed() < TIMEOUT, "timed out at generation {}", self.generation());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap()
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.path(rel), text).unwrap();
+    }
+
+    /// Edit an essay, wait for the next build, and return the new generation.
+    fn edit(&self, rel: &str, from: &str, to: &str) -> u64 {
+        let g = self.generation();
+        let text = self.read(rel);
+        assert!(text.contains(from), "{rel} lacks {from:?}");
+        self.write(rel, &text.replacen(from, to, 1));
+        self.wait_generation(g + 1)
+    }
+}
+
+#[test]
+fn a_prose_edit_is_served_and_recomputes_no_census() {
+    let s = start();
+    assert_eq!(s.status()["stats"]["ran"], 1, "the first build runs the census: {}", s.status());
+    assert!(!s.page("/small/").contains("marmalade"));
+    s.edit(ESSAY, "There are", "Marmalade aside, there are");
+    assert!(s.page("/small/").contains("Marmalade aside, there are"));
+    let st = s.status();
+    assert_eq!(st["ok"], true, "{st}");
+    assert_eq!(st["stats"]["ran"], 0, "a prose edit recomputed a census: {st}");
+    assert_eq!(st["stats"]["remembered"], 1, "{st}");
+    // The dev server adds the reload script; the site itself does not contain it.
+    assert!(s.page("/small/").contains("/__countersign/events"));
+    assert!(s.page("/").contains("/__countersign/events"));
+}
+
+#[test]
+fn a_broken_claim_shows_the_overlay_over_the_last_good_page_until_fixed() {
+    let s = start();
+    let good = s.page("/small/");
+    s.edit(ESSAY, "{{ g4.positions = 14 }}", "{{ g4.positions = 15 }}");
+    let st = s.status();
+    assert_eq!(st["ok"], false, "{st}");
+    for path in ["/small/", "/", "/no-such-page/"] {
+        let body = s.get(path).2;
+        assert!(body.contains(r#"id="countersign-error""#), "{path} has no overlay:\n{body}");
+        assert!(body.contains("essays/small.md:13:"), "{path}: no file:line in the overlay:\n{body}");
+        assert!(body.contains("the essay says 15, the census gives 14"), "{path}: no stated vs computed:\n{body}");
+    }
+    // Underneath: the last good page, unchanged (the overlay and script come before </body>).
+    let page = s.page("/small/");
+    let under = page.split(r#"<div id="countersign-error""#).next().unwrap();
+    assert!(good.starts_with(under), "the last good page is not what is served under the overlay");
+    // The next good save clears it.
+    s.edit(ESSAY, "{{ g4.positions = 15 }}", "{{ g4.positions = 14 }}");
+    assert_eq!(s.status()["ok"], true);
+    assert!(!s.page("/small/").contains("countersign-error"));
+}
+
+#[test]
+fn a_save_by_rename_is_seen_and_editor_files_are_ignored() {
+    let s = start();
+    let g = s.generation();
+    // What vim and others leave beside the file: none of these may cause a build.
+    s.write("essays/.small.md.swp", "swap");
+    s.write("essays/small.md~", "backup");
+    s.write("essays/4913", "");
+    s.write("essays/.#small.md", "lock");
+    std::fs::remove_file(s.path("essays/4913")).unwrap();
+    // Let those events arrive well apart from the save below.
+    std::thread::sleep(Duration::from_millis(300));
+    let text = s.read(ESSAY).replacen("There are", "By rename, there are", 1);
+    s.write("essays/.small.md.tmp-123", &text);
+    std::fs::rename(s.path("essays/.small.md.tmp-123"), s.path(ESSAY)).unwrap();
+    let after = s.wait_generation(g + 1);
+    assert!(s.page("/small/").contains("By rename, there are"));
+    assert_eq!(after, g + 1, "editor files caused builds of their own");
+}
+
+#[test]
+fn an_essay_added_then_deleted_appears_and_goes() {
+    let s = start();
+    let g = s.generation();
+    let extra = "---\ntitle: A second essay\nanchor: sylver\nrung: 2\n---\n\nA paragraph about quince.\n";
+    s.write("essays/second.md", extra);
+    s.wait_generation(g + 1);
+    assert!(s.page("/second/").contains("quince"));
+    assert!(s.page("/").contains("A second essay"));
+    std::fs::remove_file(s.path("essays/second.md")).unwrap();
+    s.wait_generation(g + 2);
+    assert_eq!(s.get("/second/").0, 404);
+    assert!(!s.page("/").contains("A second essay"));
+    assert_eq!(s.status()["ok"], true);
+}
+
+#[test]
+fn a_renamed_essay_moves_and_a_symlinked_essay_is_watched() {
+    let s = start();
+    let g = s.generation();
+    std::fs::rename(s.path(ESSAY), s.path("essays/semigroups.md")).unwrap();
+    s.wait_generation(g + 1);
+    assert!(s.page("/semigroups/").contains("positions"));
+    assert_eq!(s.get("/small/").0, 404);
+    // The essay now lives elsewhere, linked in.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let target = elsewhere.path().join("kept.md");
+    std::fs::rename(s.path("essays/semigroups.md"), &target).unwrap();
+    std::os::unix::fs::symlink(&target, s.path("essays/linked.md")).unwrap();
+    s.wait_until(|| s.get("/linked/").0 == 200);
+    let text = std::fs::read_to_string(&target).unwrap();
+    std::fs::write(&target, text.replacen("There are", "Through the link, there are", 1)).unwrap();
+    s.wait_until(|| s.get("/linked/").2.contains("Through the link, there are"));
+    assert_eq!(s.status()["ok"], true);
+}
+
+#[test]
+fn a_burst_of_saves_is_one_build() {
+    let s = start();
+    let g = s.generation();
+    let base = s.read(ESSAY);
+    for i in 0..6 {
+        s.write(ESSAY, &base.replacen("There are", &format!("Burst {i}: there are"), 1));
+    }
+    s.wait_generation(g + 1);
+    assert!(s.page("/small/").contains("Burst 5: there are"));
+    // A later, separate save: if the burst had been split, this would be build g + 3 or more.
+    std::thread::sleep(Duration::from_millis(200));
+    s.write(ESSAY, &base.replacen("There are", "After the burst, there are", 1));
+    let after = s.wait_generation(g + 2);
+    assert!(s.page("/small/").contains("After the burst"));
+    assert_eq!(after, g + 2, "the burst of six saves made more than one build");
+}
+
+#[test]
+fn templates_and_static_files_are_watched() {
+    let s = start();
+    let g = s.generation();
+    std::fs::create_dir_all(s.path("static")).unwrap();
+    s.write("static/extra.css", "p { color: teal }");
+    s.wait_generation(g + 1);
+    let (code, head, body) = s.get("/extra.css");
+    assert_eq!(code, 200);
+    assert!(head.contains("content-type: text/css"), "{head}");
+    assert!(body.contains("teal"));
+    std::fs::create_dir_all(s.path("templates")).unwrap();
+    let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/base.html")).unwrap();
+    s.write("templates/base.html", &base.replacen("<main id=\"content\">", "<main id=\"content\"><p>Template banner</p>", 1));
+    s.wait_generation(g + 2);
+    assert!(s.page("/small/").contains("Template banner"));
+}
+
+#[test]
+fn only_the_site_is_served() {
+    let s = start();
+    for bad in ["/../countersign.yaml", "/%2e%2e/countersign.yaml", "/%2E%2E%2Fcountersign.yaml", "//etc/passwd", "/small/..%2f..%2fcountersign.yaml"] {
+        let (code, _, body) = s.get(bad);
+        assert_eq!(code, 400, "{bad}: {body}");
+    }
+    assert_eq!(s.get("/countersign.yaml").0, 404);
+    assert_eq!(s.get("/essays/small.md").0, 404);
+    let (code, head, _) = s.get("/small");
+    assert_eq!(code, 301);
+    assert!(head.contains("location: /small/"), "{head}");
+    let (_, head, _) = s.get("/style.css");
+    assert!(head.contains("content-type: text/css"), "{head}");
+    let (_, head, _) = s.get("/");
+    assert!(head.contains("content-type: text/html"), "{head}");
+}
+
+#[test]
+fn built_sites_never_ship_the_reload_script() {
+    let dir = site();
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(dir.path()).args(["build"]).env("CI", "1").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for e in walkdir::WalkDir::new(dir.path().join("public")).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+        let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();
+        assert!(!text.contains("__countersign") && !text.contains("countersign-reload"), "{} ships the reload script", e.path().display());
+    }
+}
+
+#[test]
+fn a_busy_port_is_named_and_ctrl_c_stops_cleanly() {
+    let mut s = start();
+    let port = s.addr.rsplit(':').next().unwrap().to_string();
+    let other = spawn(s.dir.path(), &["--port", &port]).wait_with_output().unwrap();
+    assert_eq!(other.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(err.contains(&format!("port {port}")) && err.contains("already in use"), "{err}");
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(s.child.id() as i32, libc::SIGINT) };
+    let start = Instant::now();
+    loop {
+        if let Some(status) = s.child.try_wait().unwrap() {
+            assert!(status.success(), "Ctrl-C: {status:?}");
+            break;
+        }
+        assert!(start.elapsed() < TIMEOUT, "still running after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(TcpStream::connect(&s.addr).is_err(), "the port is still open after Ctrl-C");
+}
+
+#[test]
+fn ipv6_serves_and_streams_reload_events() {
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("skipped: this machine has no IPv6 loopback");
+        return;
+    }
+    let s = start_on(site(), "::1");
+    assert!(s.addr.starts_with("[::1]:"), "{}", s.addr);
+    let g = s.generation();
+    // The reload channel: the current generation on connecting, then the next one.
+    let mut ev = TcpStream::connect(&s.addr).unwrap();
+    ev.set_read_timeout(Some(TIMEOUT)).unwrap();
+    write!(ev, "GET /__countersign/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut reader = BufReader::new(ev);
+    let mut seen = Vec::new();
+    let mut edited = false;
+    loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "event stream closed");
+        if line.starts_with("content-type") || line.to_ascii_lowercase().starts_with("content-type") {
+            assert!(line.contains("text/event-stream"), "{line}");
+        }
+        if let Some(d) = line.strip_prefix("data: ") {
+            seen.push(d.trim().parse::<u64>().unwrap());
+            if !edited {
+                edited = true;
+                let text = s.read(ESSAY);
+                s.write(ESSAY, &text.replacen("There are", "Over IPv6, there are", 1));
+            } else {
+                break;
+            }
+        }
+    }
+    assert_eq!(seen, vec![g, g + 1]);
+    // The event comes once the new snapshot is in place.
+    assert!(s.page("/small/").contains("Over IPv6, there are"));
+}
+
+#[test]
+fn a_census_edited_while_it_runs_is_cancelled() {
+    let s = start();
+    let g = s.generation();
+    // A call that takes many seconds: the build is busy computing it...
+    let text = s.read(ESSAY);
+    s.write(ESSAY, &text.replacen("max_genus: 4", "max_genus: 24", 1));
+    s.wait_until(|| s.status()["building"] == true);
+    // ...when the block is put back: that call is no longer asked for, so it is cancelled
+    // and the next build served is the one with the restored block.
+    s.write(ESSAY, &text.replacen("There are", "Restored, there are", 1));
+    s.wait_until(|| s.get("/small/").2.contains("Restored, there are"));
+    let st = s.status();
+    assert_eq!(st["cancelled"], 1, "{st}");
+    assert_eq!(st["generation"], g + 1, "the cancelled build was published: {st}");
+    assert_eq!(st["ok"], true, "{st}");
+    assert_eq!(st["stats"]["ran"], 0, "{st}");
+}
+
+#[test]
+fn a_file_briefly_missing_mid_save_is_waited_for() {
+    let s = start();
+    let g = s.generation();
+    // A slow editor: moves the essay to its backup name, and writes the new text a moment
+    // later (longer than the watcher's quiet window, shorter than its grace for a missing file).
+    let text = s.read(ESSAY);
+    std::fs::rename(s.path(ESSAY), s.path("essays/small.md~")).unwrap();
+    std::thread::sleep(Duration::from_millis(70));
+    s.write(ESSAY, &text.replacen("There are", "Saved slowly, there are", 1));
+    s.wait_until(|| s.get("/small/").2.contains("Saved slowly, there are"));
+    let st = s.status();
+    assert_eq!(st["generation"], g + 1, "a build ran while the essay was missing: {st}");
+    assert_eq!(st["ok"], true, "{st}");
+}
