@@ -67,7 +67,10 @@ fn points(name: &str, v: &Value) -> Result<Vec<(f64, f64)>, FigureError> {
     Ok(out)
 }
 
-fn series(data: &Value) -> Result<Vec<(String, Vec<(f64, f64)>)>, FigureError> {
+/// A named series of points.
+type Named = (String, Vec<(f64, f64)>);
+
+fn series(data: &Value) -> Result<Vec<Named>, FigureError> {
     match data {
         Value::Array(list) => list
             .iter()

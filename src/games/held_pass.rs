@@ -22,12 +22,14 @@
 //! * [`Periodicity`]: eventual periods of a sequence by the Z-function of the reversed
 //!   sequence, linear time.
 //!
-//! Sources: the held pass ("pass with a restriction") in Nim is listed among the open
-//! problems in R. K. Guy and R. J. Nowakowski, "Unsolved problems in combinatorial games"
-//! (in *More Games of No Chance*, MSRI Publ. 42, 2002), after Morrison, Friedman and
-//! Landsberg, "Nim with a pass" (discussions of 2000s); Grundy values and mex as in
-//! Berlekamp, Conway and Guy, *Winning Ways*, ch. 3. The mex characterisation of the
-//! partner function and the slice method are derived (and proved) here.
+//! Sources: the pass in Nim as an open question is in R. K. Guy and R. J. Nowakowski,
+//! "Unsolved problems in combinatorial games" (*More Games of No Chance*, MSRI Publ. 42,
+//! 2002); three-heap Nim with a pass studied numerically in R. E. Morrison,
+//! E. J. Friedman and A. S. Landsberg, "Combinatorial games with a pass: a dynamical
+//! systems approach", *Chaos* 21 (2011) 043108, and arXiv:2010.10643 ("Investigations of
+//! impartial games with a pass"). Grundy values and mex as in Berlekamp, Conway and Guy,
+//! *Winning Ways*, ch. 3. The mex characterisation of the partner function and the slice
+//! method are derived (and proved) here.
 
 use crate::games::impartial::Grundy;
 
@@ -313,12 +315,15 @@ pub const SLICES_MAX_HEAP: u32 = 4_000_000;
 ///
 /// Algorithm, per slice a: a bit set R of the row's used partners {P(a, b') : b' < b}
 /// (started with the entries P(b', a), b' < a, from lower slices) with a pointer to its
-/// least missing value, which only grows; for each b the column values P(a', b), a' < a,
-/// and a ⊕ b are stamped in a scratch array with a tag unique to (a, b), and the mex is
-/// found by walking the values missing from R upwards from the pointer, skipping stamped
-/// ones: at most a + 2 steps, each a word operation. Time O(a) per entry, O(N·A²) in all.
-/// Memory 4·(A+1)·(N+1) bytes for the partners, (A+1)·(N+A+2)/8 bytes for the sets R and
-/// 4·(N+A) bytes of stamps per thread: O(N·A).
+/// least missing value, which only grows. Every offset lies within a + 1 (see below), so
+/// the pointer is at least b − a − 1, the mex at most a + b + 1, and every value of column
+/// b within A + 1 of b. Columns are walked upwards through the slices: the column set
+/// {P(a', b) : a' < a} is kept as a running bit mask over a window of 2A + 3 values around
+/// b (slice a adds P(a, b) for the slice above), a ⊕ b is added for the entry alone, the
+/// mask is ORed with R's words from the pointer, and the mex is the first zero bit.
+/// Time O(A/64) word operations per entry, plus O(A) per column to start the mask of a
+/// thread's group of slices: O(N·A²) in all, far less in practice. Memory 4·(A+1)·(N+1)
+/// bytes for the partners and (A+1)·(N+3A)/8 bytes for the sets R: O(N·A).
 ///
 /// Order of work: the middle heaps are cut into blocks of [`SLICE_BLOCK`], stored column
 /// by column (the values P(a', b), a' ≤ A, of one b are contiguous, so the column set of
@@ -359,10 +364,8 @@ struct Group {
     lo: usize,
     hi: usize,
     rows: Vec<RowState>,
-    /// stamp[v] == tag: v is in the current entry's column set. One tag per entry, at
-    /// most 1001 · 4,000,001 < 2³² of them.
-    stamp: Vec<u32>,
-    tag: u32,
+    /// Scratch: the running column set as bits over the column's window.
+    win: Vec<u64>,
 }
 
 impl Group {
@@ -371,9 +374,31 @@ impl Group {
     fn run_block(&mut self, k: usize, block: &mut [u32], nn: usize, bs: usize, h: usize) {
         let b0 = k * bs;
         let b1 = (b0 + bs).min(nn);
+        // Every value in column b (P(a', b), a' ≤ a_max, and a ⊕ b) lies within h + 1 of b,
+        // so a window of wn words from cbase = (b − h − 1) rounded down to a word holds the
+        // column set; the column set of slice a is that of slice a − 1 plus P(a − 1, b), so
+        // it is kept as a running bit mask while the column is walked upwards.
+        let wn = (2 * h + 66) / 64 + 2;
         for b in b0..b1 {
             let off = b - b0;
-            for a in self.lo..self.hi.min(b + 1) {
+            let amax = self.hi.min(b + 1);
+            if self.lo >= amax {
+                continue;
+            }
+            let cbase = b.saturating_sub(h + 1) / 64 * 64;
+            let cw = cbase / 64;
+            let win = &mut self.win[..wn];
+            win.fill(0);
+            let mut outside = false;
+            for ap in 0..self.lo {
+                let d = (block[off * h + ap] as usize).wrapping_sub(cbase);
+                if d < wn * 64 {
+                    win[d / 64] |= 1u64 << (d % 64);
+                } else {
+                    outside = true;
+                }
+            }
+            for a in self.lo..amax {
                 let st = &mut self.rows[a - self.lo];
                 if b == a {
                     // Slice a starts: its entries b' < a are P(b', a), found in this column
@@ -383,45 +408,61 @@ impl Group {
                         block[bp * h + a] = v;
                         st.row[v as usize / 64] |= 1u64 << (v % 64);
                     }
-                    while st.row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
-                        st.ptr += 1;
-                    }
-                }
-                let (lower, rest) = block[off * h..off * h + h].split_at_mut(a);
-                self.tag += 1;
-                let tag = self.tag;
-                for &v in lower.iter() {
-                    self.stamp[v as usize] = tag;
-                }
-                // a ⊕ b is excluded unless the board is empty (a = b = 0).
-                if b != 0 {
-                    self.stamp[a ^ b] = tag;
+                    st.ptr = next_zero(&st.row, st.ptr);
                 }
                 let row = &mut st.row;
-                let mut z = st.ptr;
-                loop {
-                    // The next value at or after z missing from the row.
-                    let mut wi = z / 64;
-                    let mut word = !row[wi] & (!0u64 << (z % 64));
-                    while word == 0 {
-                        wi += 1;
-                        word = !row[wi];
-                    }
-                    z = wi * 64 + word.trailing_zeros() as usize;
-                    if self.stamp[z] == tag {
-                        z += 1;
-                    } else {
-                        break;
+                // a ⊕ b is excluded unless the board is empty (a = b = 0).
+                let pass = if b != 0 { (a ^ b).wrapping_sub(cbase) } else { usize::MAX };
+                let mut z = None;
+                if !outside && st.ptr >= cbase && (b == 0 || pass < wn * 64) {
+                    for i in (st.ptr - cbase) / 64..wn {
+                        let mut used = row[cw + i] | win[i];
+                        if pass / 64 == i {
+                            used |= 1u64 << (pass % 64);
+                        }
+                        if used != !0u64 {
+                            z = Some(cbase + i * 64 + used.trailing_ones() as usize);
+                            break;
+                        }
                     }
                 }
-                rest[0] = z as u32;
+                let z = z.unwrap_or_else(|| {
+                    // Outside the proven bounds: never reached; a plain walk, kept for safety.
+                    let lower = &block[off * h..off * h + a];
+                    let mut z = st.ptr;
+                    loop {
+                        z = next_zero(row, z);
+                        if lower.iter().any(|&v| v as usize == z) || (b != 0 && z == a ^ b) {
+                            z += 1;
+                        } else {
+                            break z;
+                        }
+                    }
+                });
+                block[off * h + a] = z as u32;
                 row[z / 64] |= 1u64 << (z % 64);
-                while row[st.ptr / 64] >> (st.ptr % 64) & 1 == 1 {
-                    st.ptr += 1;
+                st.ptr = next_zero(row, st.ptr);
+                let d = z.wrapping_sub(cbase);
+                if d < wn * 64 {
+                    win[d / 64] |= 1u64 << (d % 64);
+                } else {
+                    outside = true;
                 }
             }
         }
     }
+}
+
+/// The least value ≥ `from` missing from the bit set `row` (which must have a zero bit at
+/// or after `from`).
+fn next_zero(row: &[u64], from: usize) -> usize {
+    let mut wi = from / 64;
+    let mut word = !row[wi] & (!0u64 << (from % 64));
+    while word == 0 {
+        wi += 1;
+        word = !row[wi];
+    }
+    wi * 64 + word.trailing_zeros() as usize
 }
 
 impl Slices {
@@ -452,7 +493,8 @@ impl Slices {
         let nb = nn.div_ceil(bs);
         // Values reach at most a + b + 1 ≤ a_max + n + 1.
         let vmax = h + nn + 1;
-        let words = vmax / 64 + 2;
+        // Room for the window of 2h + 3 values past any pointer.
+        let words = (vmax + 2 * h) / 64 + 6;
         // Groups of slices of about equal cost.
         let threads = threads.clamp(1, h);
         let total_cost: usize = (0..h).map(|a| a + 2).sum();
@@ -467,8 +509,7 @@ impl Slices {
                     lo,
                     hi: a + 1,
                     rows: (lo..=a).map(|_| RowState { row: vec![0u64; words], ptr: 0 }).collect(),
-                    stamp: vec![0u32; vmax + 64],
-                    tag: 0,
+                    win: vec![0u64; (2 * h + 66) / 64 + 2],
                 });
                 lo = a + 1;
             }
@@ -518,6 +559,20 @@ impl Slices {
         };
         let b = b as usize;
         Some(self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize])
+    }
+
+    /// [`Slices::offsets`] as 16-bit numbers (every offset lies within a + 1 ≤ 1001 of 0),
+    /// a quarter of the memory for period searches.
+    pub fn offsets_i16(&self, a: u32) -> Vec<i16> {
+        if a > self.a_max {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity((self.n - a) as usize + 1);
+        for b in a as usize..=self.n as usize {
+            let c = self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize];
+            out.push((c as i64 - b as i64) as i16);
+        }
+        out
     }
 
     /// The offsets c − b, c = P(a, b), for b = a..=N, in order of b. Empty when a > a_max.
@@ -589,21 +644,32 @@ pub struct Periodicity {
 
 impl Periodicity {
     /// Analyse `s` for periods up to `max_period` (and at most `s.len() / 3`). O(n).
-    pub fn new<T: PartialEq + Clone>(s: &[T], max_period: usize) -> Periodicity {
+    pub fn new<T: PartialEq>(s: &[T], max_period: usize) -> Periodicity {
         let n = s.len();
         let pmax = max_period.min(n / 3);
-        let rev: Vec<T> = s.iter().rev().cloned().collect();
-        let z = z_function(&rev);
-        let mut tail = vec![0usize; pmax + 1];
-        for p in 1..=pmax {
-            tail[p] = (p + z[p]).min(n);
+        // The Z-function of the reversed sequence, r[i] = s[n − 1 − i], read in place and
+        // computed only for shifts 1..=pmax (each z[i] needs only z at smaller shifts).
+        let r = |i: usize| &s[n - 1 - i];
+        let mut z = vec![0u32; pmax + 1];
+        let (mut l, mut rr) = (0usize, 0usize);
+        for i in 1..=pmax {
+            let mut k = if i < rr { (rr - i).min(z[i - l] as usize) } else { 0 };
+            while i + k < n && r(k) == r(i + k) {
+                k += 1;
+            }
+            z[i] = k as u32;
+            if i + k > rr {
+                l = i;
+                rr = i + k;
+            }
         }
+        let tail = (0..=pmax).map(|p| if p == 0 { 0 } else { (p + z[p] as usize).min(n) }).collect();
         Periodicity { tail, len: n }
     }
 
     fn accepted(&self, p: usize, min_run: usize) -> Option<Period> {
         let l = self.tail[p];
-        (l >= 3 * p && l >= min_run + 1).then_some(Period { period: p, start: self.len - l, tail: l })
+        (l >= 3 * p && l > min_run).then_some(Period { period: p, start: self.len - l, tail: l })
     }
 
     /// The smallest accepted period with its earliest start, if any.
@@ -719,7 +785,7 @@ mod tests {
             for b in a..=10u32 {
                 let c = s.partner(a, b).unwrap();
                 assert!(r.is_loss(&[a as u64, b as u64, c as u64]), "({a}, {b}, {c}) not lost");
-                assert_eq!(c as u64 <= partner_bound(a as u64, b as u64), true);
+                assert!(c as u64 <= partner_bound(a as u64, b as u64), "({a}, {b}, {c}) over the bound");
             }
         }
     }
@@ -735,6 +801,18 @@ mod tests {
                 for y in 0..=n {
                     assert_eq!(s.partner(x, y), one.partner(x, y), "{groups} groups, pair ({x}, {y})");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn offsets_stay_within_a_plus_one() {
+        let s = Slices::compute(12, 5000, |_, _| true).unwrap();
+        for a in 0..=12u32 {
+            let wide: Vec<i16> = s.offsets(a).iter().map(|&d| d as i16).collect();
+            assert_eq!(s.offsets_i16(a), wide, "slice {a}");
+            for (i, &d) in s.offsets(a).iter().enumerate() {
+                assert!(d.abs() <= a as i64 + 1, "slice {a}, middle heap {}: offset {d}", a as usize + i);
             }
         }
     }
