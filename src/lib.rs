@@ -19,3 +19,4 @@ pub mod bless;
 pub mod cli_run;
 pub mod report;
 pub mod strict;
+pub mod scaffold;

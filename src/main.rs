@@ -72,6 +72,11 @@ enum Command {
     },
     /// List the censuses, their parameters, limits and cost model.
     List,
+    /// Create a new site in the folder NAME (config, one essay with a census and claims).
+    New {
+        /// The folder to create; its name becomes the site's title.
+        name: PathBuf,
+    },
     /// Manage the results cache.
     Cache {
         #[command(subcommand)]
@@ -182,6 +187,16 @@ fn main() -> ExitCode {
             }
         }
         Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
+        Command::New { name } => match countersign::scaffold::create(name) {
+            Ok(files) => {
+                eprintln!("created {} ({}); now: cd {} && countersign build", name.display(), files.join(", "), name.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
         Command::List => {
             print!("{}", countersign::cli_run::list());
             ExitCode::SUCCESS

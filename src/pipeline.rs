@@ -403,7 +403,7 @@ pub fn cache_dir(root: &Path) -> PathBuf {
 
 /// Load, plan, compute, check and (when `opts.render`) render a site.
 pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
-    let loaded = load(&opts.root);
+    let mut loaded = load(&opts.root);
     let plan = plan(&loaded);
     let cache = if opts.use_cache { Cache::at(cache_dir(&opts.root)) } else { Cache::disabled() };
     let results = compute(&plan, &ComputeOptions { cache: &cache, memory, progress: opts.progress, cancel: Arc::new(AtomicBool::new(false)) });
@@ -422,6 +422,15 @@ pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>
             .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
             .collect();
         let d = crate::render::render_site(&opts.root, &loaded.config, &inputs, &mut out);
+        drop(inputs);
+        // Files only rendering reads (references.yaml) still need their text for diagnostics.
+        for x in &d {
+            if loaded.sources.get(&x.file).is_none() {
+                if let Ok(t) = std::fs::read_to_string(opts.root.join(&x.file)) {
+                    loaded.sources.add(x.file.clone(), t);
+                }
+            }
+        }
         diags.extend(d);
         output = Some(out);
     }
