@@ -49,7 +49,7 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn serve_one(mut s: TcpStream, dir: &Path) {
+fn serve_one(mut s: TcpStream, dir: &Path, prefix: &str) {
     let mut reader = BufReader::new(match s.try_clone() {
         Ok(c) => c,
         Err(_) => return,
@@ -68,9 +68,10 @@ fn serve_one(mut s: TcpStream, dir: &Path) {
     }
     let path = line.split_whitespace().nth(1).unwrap_or("/");
     let path = path.split(['?', '#']).next().unwrap_or("/");
-    let rel = path.trim_start_matches('/');
+    // The site is served under base_url's path, as it will be in production.
+    let rel = path.strip_prefix(prefix).unwrap_or("\u{0}missing");
     let mut file = dir.join(rel);
-    if rel.contains("..") {
+    if rel.contains("..") || rel.contains('\u{0}') {
         file = dir.join("nonexistent");
     }
     if file.is_dir() {
@@ -85,13 +86,13 @@ fn serve_one(mut s: TcpStream, dir: &Path) {
     let _ = s.write_all(&body);
 }
 
-fn serve(dir: PathBuf) -> u16 {
+fn serve(dir: PathBuf, prefix: String) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a local port");
     let port = listener.local_addr().expect("address").port();
     std::thread::spawn(move || {
         for s in listener.incoming().flatten() {
-            let dir = dir.clone();
-            std::thread::spawn(move || serve_one(s, &dir));
+            let (dir, prefix) = (dir.clone(), prefix.clone());
+            std::thread::spawn(move || serve_one(s, &dir, &prefix));
         }
     });
     port
@@ -371,8 +372,9 @@ fn every_page_of_the_real_site_in_chromium() {
     countersign::site::output::write_atomically(&out, run.output.as_ref().expect("rendered"), &mut countersign::site::output::FsWriter).expect("write the site");
     let shots = repo.join("target/browser");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
-    let port = serve(out.clone());
-    let base = format!("http://127.0.0.1:{port}/");
+    let prefix = countersign::render::base_path(&run.loaded.config.base_url);
+    let port = serve(out.clone(), prefix.clone());
+    let base = format!("http://127.0.0.1:{port}{prefix}");
     let slugs: Vec<String> = run.loaded.essays.iter().map(|e| e.slug.clone()).collect();
     let mut b = Browser::launch(&exe);
     let mut failures: Vec<String> = Vec::new();
