@@ -19,4 +19,5 @@ pub mod bless;
 pub mod cli_run;
 pub mod report;
 pub mod strict;
+pub mod scaffold;
 pub mod watch;

@@ -85,6 +85,11 @@ enum Command {
         #[arg(long)]
         open: bool,
     },
+    /// Create a new site in the folder NAME (config, one essay with a census and claims).
+    New {
+        /// The folder to create; its name becomes the site's title.
+        name: PathBuf,
+    },
     /// Manage the results cache.
     Cache {
         #[command(subcommand)]
@@ -198,6 +203,16 @@ fn main() -> ExitCode {
         Command::Watch { port, interface, open } => {
             countersign::watch::main(&countersign::watch::Options { root: cli.root.clone(), interface: *interface, port: *port, open: *open, color })
         }
+        Command::New { name } => match countersign::scaffold::create(name) {
+            Ok(files) => {
+                eprintln!("created {} ({}); now: cd {} && countersign build", name.display(), files.join(", "), name.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        },
         Command::List => {
             print!("{}", countersign::cli_run::list());
             ExitCode::SUCCESS

@@ -432,7 +432,7 @@ pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>
 /// [`run`] with [`Hooks`]; `None` when `hooks.cancel` was set before the census calls
 /// finished (nothing after them is done).
 pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
-    let loaded = load(&opts.root);
+    let mut loaded = load(&opts.root);
     let plan = plan(&loaded);
     if let Some(f) = hooks.on_plan {
         f(&plan);
@@ -457,6 +457,15 @@ pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
             .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
             .collect();
         let d = crate::render::render_site(&opts.root, &loaded.config, &inputs, &mut out);
+        drop(inputs);
+        // Files only rendering reads (references.yaml) still need their text for diagnostics.
+        for x in &d {
+            if loaded.sources.get(&x.file).is_none() {
+                if let Ok(t) = std::fs::read_to_string(opts.root.join(&x.file)) {
+                    loaded.sources.add(x.file.clone(), t);
+                }
+            }
+        }
         diags.extend(d);
         output = Some(out);
     }

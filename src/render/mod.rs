@@ -6,8 +6,12 @@
 //! and may add more. Static files likewise: the built-in `style.css`, then the site's
 //! `static/` copied over it.
 
+pub mod bib;
+pub mod feed;
+pub mod links;
 pub mod markdown;
 pub mod math;
+pub mod search;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,10 +32,35 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../../templates/base.html")),
     ("essay.html", include_str!("../../templates/essay.html")),
     ("index.html", include_str!("../../templates/index.html")),
+    ("ladder.html", include_str!("../../templates/ladder.html")),
+    ("404.html", include_str!("../../templates/404.html")),
 ];
 
 /// Built-in static files: (path, bytes).
-pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[("style.css", include_bytes!("../../static/style.css"))];
+pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[
+    ("style.css", include_bytes!("../../static/style.css")),
+    ("search.js", include_bytes!("../../static/search.js")),
+];
+
+/// A ladder's display name from its anchor: `held-pass` → "Held pass".
+pub fn ladder_title(anchor: &str) -> String {
+    let t = anchor.replace(['-', '_'], " ");
+    let mut c = t.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => t,
+    }
+}
+
+/// The path part of `base_url` with a trailing slash ("/" when empty): the root for pages
+/// served at any depth, such as 404.html.
+pub fn base_path(base_url: &str) -> String {
+    let after_scheme = base_url.split_once("://").map(|(_, r)| r).unwrap_or("");
+    match after_scheme.find('/') {
+        Some(i) => format!("{}/", after_scheme[i..].trim_end_matches('/')),
+        None => "/".into(),
+    }
+}
 
 /// A census call as the provenance list shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -306,13 +335,52 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
     }
     loose.sort_by(|a, b| a.front.title.cmp(&b.front.title));
     let summary = |e: &Essay| json!({ "title": e.front.title, "slug": e.slug, "summary": e.front.summary, "date": e.front.date, "anchor": e.front.anchor, "rung": e.front.rung });
+    // An anchor page lives at /<anchor>/: it must not take an essay's place.
+    for i in inputs {
+        if let Some(a) = &i.essay.front.anchor {
+            if inputs.iter().any(|o| o.essay.slug == *a) {
+                let at = i.essay.source.find("anchor:").unwrap_or(0);
+                diags.push(
+                    Diagnostic::error(&i.essay.file, at..at + 7, format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"))
+                        .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
+                );
+            }
+        }
+    }
+    let (bibliography, d) = bib::load(root);
+    diags.extend(d);
+    // Pass 1: every body, so that links can see every essay's headings.
+    let mut bodies = Vec::with_capacity(inputs.len());
     for input in inputs {
-        let essay = input.essay;
         let figure_html = draw_figures(input, out, &mut diags);
         let claim_html: Vec<String> = input.reports.iter().map(claim_html).collect();
         let claim_text: Vec<String> = input.reports.iter().map(|r| r.html_text.clone()).collect();
-        let (body, d) = markdown::render(essay, &claim_html, &claim_text, &figure_html, &math);
+        let (body, d) = markdown::render(input.essay, &claim_html, &claim_text, &figure_html, &math);
         diags.extend(d);
+        bodies.push(body);
+    }
+    let targets: Vec<links::Target> = inputs
+        .iter()
+        .zip(&bodies)
+        .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
+        .collect();
+    let link_ctx = links::Context { essays: &targets, planned: &config.planned, bib: &bibliography };
+    let mut planned: Vec<(String, Vec<String>)> = Vec::new();
+    let mut records = Vec::new();
+    let mut feed_essays = Vec::new();
+    for (input, body) in inputs.iter().zip(&bodies) {
+        let essay = input.essay;
+        let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
+        let resolved = links::resolve(essay, body, &figure_ids, &link_ctx);
+        diags.extend(resolved.diags);
+        for p in resolved.planned {
+            match planned.iter_mut().find(|(t, _)| *t == p) {
+                Some((_, files)) => files.push(essay.file.clone()),
+                None => planned.push((p, vec![essay.file.clone()])),
+            }
+        }
+        let mut references: Vec<&bib::Reference> = resolved.cited.iter().filter_map(|k| bibliography.entries.get(k)).collect();
+        references.sort_by(|a, b| a.names.cmp(&b.names).then(a.year.cmp(&b.year)).then(a.key.cmp(&b.key)));
         let calls: Vec<CallInfo> = essay
             .calls
             .iter()
@@ -327,27 +395,35 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
                 })
             })
             .collect();
-        let (prev, next) = match essay.front.anchor.as_ref().and_then(|a| ladders.get(a)) {
-            Some(l) => {
+        let ladder = essay.front.anchor.as_ref().and_then(|a| ladders.get(a).map(|l| (a, l)));
+        let (prev, next) = match ladder {
+            Some((_, l)) => {
                 let pos = l.iter().position(|e| e.slug == essay.slug).unwrap_or(0);
                 (pos.checked_sub(1).and_then(|p| l.get(p)).map(|e| summary(e)), l.get(pos + 1).map(|e| summary(e)))
             }
             None => (None, None),
         };
+        let ladder_json = ladder.map(|(a, l)| {
+            json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| { let mut s = summary(e); s["current"] = json!(e.slug == essay.slug); s }).collect::<Vec<_>>() })
+        });
         let mut ctx = tera::Context::new();
         ctx.insert("site", &site);
         ctx.insert("root", "../");
         ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/{}/", config.base_url, essay.slug)));
         ctx.insert("essay", &summary(essay));
-        ctx.insert("content", &body.html);
+        ctx.insert("content", &resolved.html);
         ctx.insert("toc", &body.headings);
         ctx.insert("calls", &calls);
         ctx.insert("prev", &prev);
         ctx.insert("next", &next);
+        ctx.insert("ladder", &ladder_json);
+        ctx.insert("references", &references);
         match tera.render("essay.html", &ctx) {
             Ok(page) => out.insert(format!("{}/index.html", essay.slug), page.into_bytes()),
             Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/essay.html"))),
         }
+        records.push(search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html));
+        feed_essays.push(feed::FeedEssay { slug: essay.slug.clone(), title: essay.front.title.clone(), summary: essay.front.summary.clone(), date: essay.front.date.clone() });
         // Published results: the claimed values and capped census summaries.
         let claims: Vec<Value> = input
             .reports
@@ -368,7 +444,14 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
         bytes.push(b'\n');
         out.insert(format!("{}/results.json", essay.slug), bytes);
     }
-    let ladder_list: Vec<Value> = ladders.iter().map(|(a, l)| json!({ "anchor": a, "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() })).collect();
+    if !planned.is_empty() {
+        let list: Vec<String> = planned.iter().map(|(t, f)| format!("“{t}” (linked from {})", f.join(", "))).collect();
+        diags.push(Diagnostic::warning(crate::site::config::FILE, 0..0, format!("{} planned essay{} linked to, shown as plain text: {}", planned.len(), if planned.len() == 1 { "" } else { "s" }, list.join("; "))));
+    }
+    let ladder_list: Vec<Value> = ladders
+        .iter()
+        .map(|(a, l)| json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
+        .collect();
     let mut ctx = tera::Context::new();
     ctx.insert("site", &site);
     ctx.insert("root", "");
@@ -378,6 +461,36 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
     match tera.render("index.html", &ctx) {
         Ok(page) => out.insert("index.html", page.into_bytes()),
         Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/index.html"))),
+    }
+    // One page per ladder, at /<anchor>/.
+    let mut extra_pages = Vec::new();
+    for l in &ladder_list {
+        let a = l["anchor"].as_str().unwrap_or_default();
+        let mut ctx = tera::Context::new();
+        ctx.insert("site", &site);
+        ctx.insert("root", "../");
+        ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/{a}/", config.base_url)));
+        ctx.insert("ladder", l);
+        match tera.render("ladder.html", &ctx) {
+            Ok(page) => out.insert(format!("{a}/index.html"), page.into_bytes()),
+            Err(e) => diags.push(tera_diag(&e, "templates/ladder.html")),
+        }
+        extra_pages.push(format!("{a}/"));
+    }
+    let mut ctx = tera::Context::new();
+    ctx.insert("site", &site);
+    ctx.insert("root", &base_path(&config.base_url));
+    ctx.insert("canonical", &None::<String>);
+    match tera.render("404.html", &ctx) {
+        Ok(page) => out.insert("404.html", page.into_bytes()),
+        Err(e) => diags.push(tera_diag(&e, "templates/404.html")),
+    }
+    let mut index = serde_json::to_vec(&json!({ "essays": records })).unwrap_or_default();
+    index.push(b'\n');
+    out.insert("search-index.json", index);
+    out.insert("feed.xml", feed::atom(&config.title, &config.description, &config.base_url, &feed_essays).into_bytes());
+    if let Some(map) = feed::sitemap(&config.base_url, &feed_essays, &extra_pages) {
+        out.insert("sitemap.xml", map.into_bytes());
     }
     for (p, b) in BUILTIN_STATIC {
         out.insert(*p, b.to_vec());
