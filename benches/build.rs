@@ -10,7 +10,12 @@ use countersign::pipeline::{self, RunOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn site(name: &str) -> RunOptions {
-    RunOptions { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites").join(name), use_cache: false, progress: false, render: true }
+    RunOptions {
+        root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites").join(name),
+        use_cache: false,
+        progress: false,
+        render: true,
+    }
 }
 
 fn whole_build(c: &mut Criterion) {

@@ -17,9 +17,7 @@ fn table(c: &mut Criterion) {
     let mut g = c.benchmark_group("held_pass_table_1100");
     g.sample_size(20);
     g.bench_function("partner_table", |b| b.iter(|| black_box(PartnerTable::build(1100, |_| true))));
-    g.bench_function("whole_census", |b| {
-        b.iter(|| black_box(HeldPassTable::run(&TableParams { max_heap: 1100 }, &Ctx::new())))
-    });
+    g.bench_function("whole_census", |b| b.iter(|| black_box(HeldPassTable::run(&TableParams { max_heap: 1100 }, &Ctx::new()))));
     g.finish();
 }
 

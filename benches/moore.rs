@@ -12,8 +12,7 @@ fn sweep_10_by_10_misere(c: &mut Criterion) {
     for k in 1..=3 {
         g.bench_function(format!("k{k}"), |b| {
             b.iter(|| {
-                let s = solve(10, 10, Moves::moore(k), Play::Misere, &mut |_, _| true)
-                    .expect("10 heaps of 10 is in range");
+                let s = solve(10, 10, Moves::moore(k), Play::Misere, &mut |_, _| true).expect("10 heaps of 10 is in range");
                 black_box(s.losses())
             })
         });

@@ -27,9 +27,7 @@ fn bench(c: &mut Criterion) {
             black_box((won, s.descents()))
         })
     });
-    g.bench_function("whole_census", |b| {
-        b.iter(|| black_box(SylverCensus::run(&SylverParams { max_genus: 16 }, &Ctx::new())))
-    });
+    g.bench_function("whole_census", |b| b.iter(|| black_box(SylverCensus::run(&SylverParams { max_genus: 16 }, &Ctx::new()))));
     g.finish();
 }
 

@@ -14,13 +14,9 @@ fn params(coins: &[(u32, u32)]) -> WelterParams {
 
 fn census(c: &mut Criterion) {
     let seed = params(&[(1, 12), (2, 11), (3, 10), (4, 9), (5, 9), (6, 9)]);
-    c.bench_function("welter.census seed 523 positions", |b| {
-        b.iter(|| WelterCensus::run(black_box(&seed), &Ctx::new()))
-    });
+    c.bench_function("welter.census seed 523 positions", |b| b.iter(|| WelterCensus::run(black_box(&seed), &Ctx::new())));
     let pairs = params(&[(2, 12), (4, 12), (6, 12)]);
-    c.bench_function("welter.census mates 2,4,6 coins on 12 squares", |b| {
-        b.iter(|| WelterCensus::run(black_box(&pairs), &Ctx::new()))
-    });
+    c.bench_function("welter.census mates 2,4,6 coins on 12 squares", |b| b.iter(|| WelterCensus::run(black_box(&pairs), &Ctx::new())));
 }
 
 fn row(c: &mut Criterion) {

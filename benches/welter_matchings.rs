@@ -18,9 +18,7 @@ fn census(c: &mut Criterion) {
     let one = PositionParams { squares: vec![1, 2, 4, 7, 9, 11] };
     g.bench_function("position_1_2_4_7_9_11", |b| b.iter(|| WelterPosition::run(&one, &Ctx::new()).map(|r| r.value)));
     let eight = positions(8, 11);
-    g.bench_function("trie_matching_8_coins_below_11", |b| {
-        b.iter(|| eight.iter().map(|&p| trie_matching(p).pairs.len()).sum::<usize>())
-    });
+    g.bench_function("trie_matching_8_coins_below_11", |b| b.iter(|| eight.iter().map(|&p| trie_matching(p).pairs.len()).sum::<usize>()));
     g.bench_function("closest_ties_8_coins_below_11", |b| {
         b.iter(|| eight.iter().map(|&p| greedy_outcomes(p, Rule::Closest).len()).sum::<usize>())
     });

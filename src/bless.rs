@@ -35,7 +35,9 @@ pub fn plan(reports: &[ClaimReport]) -> (Vec<Edit>, Vec<Diagnostic>) {
             continue;
         }
         match (&r.bless, &r.stated_span, &r.stated) {
-            (Some(Ok(new)), Some(span), Some(old)) => edits.push(Edit { file: r.file.clone(), line: r.line, span: span.clone(), old: old.clone(), new: new.clone() }),
+            (Some(Ok(new)), Some(span), Some(old)) => {
+                edits.push(Edit { file: r.file.clone(), line: r.line, span: span.clone(), old: old.clone(), new: new.clone() })
+            }
             (Some(Err(why)), Some(span), Some(old)) => diags.push(
                 Diagnostic::error(&r.file, span.clone(), format!("cannot bless `{old}`: {why}"))
                     .with_label(format!("computed: {}", r.computed.clone().unwrap_or_default()))
@@ -71,15 +73,23 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
         let stale = list.iter().find(|e| text.get(e.span.clone()) != Some(e.old.as_str()));
         if let Some(e) = stale {
             diags.push(
-                Diagnostic::error(file, 0..0, format!("{file} changed since it was checked (line {} no longer reads `{}`); nothing blessed in it", e.line, e.old))
-                    .with_hint("run `countersign check --bless` again"),
+                Diagnostic::error(
+                    file,
+                    0..0,
+                    format!("{file} changed since it was checked (line {} no longer reads `{}`); nothing blessed in it", e.line, e.old),
+                )
+                .with_hint("run `countersign check --bless` again"),
             );
             continue;
         }
         for e in &list {
             text.replace_range(e.span.clone(), &e.new);
         }
-        let tmp = real.with_file_name(format!(".{}.bless-{}", real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), std::process::id()));
+        let tmp = real.with_file_name(format!(
+            ".{}.bless-{}",
+            real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            std::process::id()
+        ));
         let written = std::fs::write(&tmp, &text).and_then(|_| {
             if let Ok(meta) = std::fs::metadata(&real) {
                 let _ = std::fs::set_permissions(&tmp, meta.permissions());

@@ -36,7 +36,11 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         ExitCode::from(1)
     };
     let Some(c) = census::lookup(name) else {
-        return fail(Diagnostic::error(file, 0..0, format!("unknown census `{name}`")).with_hint(format!("censuses: {}", census::names().join(", "))), &sources);
+        return fail(
+            Diagnostic::error(file, 0..0, format!("unknown census `{name}`"))
+                .with_hint(format!("censuses: {}", census::names().join(", "))),
+            &sources,
+        );
     };
     let indented: String = with.lines().map(|l| format!("  {l}\n")).collect();
     let block = format!("id: cli\nrun: {name}\nwith:\n{indented}");
@@ -47,7 +51,11 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
                 (Some(l), Some(col)) if l > 3 => crate::content::offset_of(with, l - 3, col.saturating_sub(2)),
                 _ => 0,
             };
-            return fail(Diagnostic::error(file, at..at + 1, format!("bad parameters for `{name}`: {message}")).with_hint("`countersign list` shows the parameters"), &sources);
+            return fail(
+                Diagnostic::error(file, at..at + 1, format!("bad parameters for `{name}`: {message}"))
+                    .with_hint("`countersign list` shows the parameters"),
+                &sources,
+            );
         }
         Err(PrepareError::Limit(pe)) => {
             let keys: Vec<&str> = pe.path.iter().map(String::as_str).collect();
@@ -59,7 +67,8 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
             return fail(d, &sources);
         }
     };
-    let budget = budget.unwrap_or_else(|| crate::site::config::Config::load(root).map(|(c, _)| c.budget).unwrap_or(crate::site::config::DEFAULT_BUDGET));
+    let budget = budget
+        .unwrap_or_else(|| crate::site::config::Config::load(root).map(|(c, _)| c.budget).unwrap_or(crate::site::config::DEFAULT_BUDGET));
     if prepared.cost > budget {
         return fail(
             Diagnostic::error(file, 0..0, format!("estimated at {:.1e} steps, over the budget of {budget:.1e}", prepared.cost as f64))

@@ -40,14 +40,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at `span` of `file`.
     pub fn error(file: impl Into<String>, span: Range<usize>, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            file: file.into(),
-            span,
-            message: message.into(),
-            label: String::new(),
-            notes: Vec::new(),
-        }
+        Diagnostic { severity: Severity::Error, file: file.into(), span, message: message.into(), label: String::new(), notes: Vec::new() }
     }
 
     /// A warning at `span` of `file`.

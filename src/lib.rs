@@ -3,21 +3,21 @@
 //! See `docs/ARCHITECTURE.md` for the map. Data flows one way:
 //! `games` → `census` → `check` → `render` → `site`; `main.rs` only wires the CLI.
 
+pub mod bless;
+pub mod cache;
 pub mod census;
-pub mod games;
-pub mod yaml;
+pub mod check;
+pub mod cli_run;
 pub mod content;
 pub mod diag;
-pub mod check;
-pub mod cache;
-pub mod fingerprint;
-pub mod site;
 pub mod figures;
-pub mod render;
+pub mod fingerprint;
+pub mod games;
 pub mod pipeline;
-pub mod bless;
-pub mod cli_run;
+pub mod render;
 pub mod report;
-pub mod strict;
 pub mod scaffold;
+pub mod site;
+pub mod strict;
 pub mod watch;
+pub mod yaml;

@@ -126,7 +126,10 @@ fn main() -> ExitCode {
     match &cli.command {
         Command::Build { out, no_cache } => {
             let started = Instant::now();
-            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true }, None);
+            let run = pipeline::run(
+                &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
+                None,
+            );
             print_diags(&run.loaded.sources, &run.diags, color);
             if !run.ok() {
                 eprintln!("build failed: {}; the previous site was left as it was", summary_line(&run.diags));
@@ -154,15 +157,26 @@ fn main() -> ExitCode {
         }
         Command::Check { bless, strict, format, no_cache } => {
             let started = Instant::now();
-            let run = pipeline::run(&RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed() && *format == Format::Human, render: true }, None);
+            let run = pipeline::run(
+                &RunOptions {
+                    root: cli.root.clone(),
+                    use_cache: !no_cache,
+                    progress: pipeline::progress_allowed() && *format == Format::Human,
+                    render: true,
+                },
+                None,
+            );
             let mut diags = run.diags.clone();
-            let reports: Vec<countersign::check::ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
+            let reports: Vec<countersign::check::ClaimReport> =
+                run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
             if *strict {
                 diags.extend(countersign::strict::findings(&run.loaded.essays));
             }
             if *bless {
                 let (edits, refusals) = countersign::bless::plan(&reports);
-                diags.retain(|d| !(d.message.starts_with("stated value disagrees") && edits.iter().any(|e| e.file == d.file && e.span == d.span)));
+                diags.retain(|d| {
+                    !(d.message.starts_with("stated value disagrees") && edits.iter().any(|e| e.file == d.file && e.span == d.span))
+                });
                 diags.extend(refusals);
                 match countersign::bless::apply(&cli.root, &edits) {
                     Ok(done) => {
@@ -200,9 +214,13 @@ fn main() -> ExitCode {
             }
         }
         Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
-        Command::Watch { port, interface, open } => {
-            countersign::watch::main(&countersign::watch::Options { root: cli.root.clone(), interface: *interface, port: *port, open: *open, color })
-        }
+        Command::Watch { port, interface, open } => countersign::watch::main(&countersign::watch::Options {
+            root: cli.root.clone(),
+            interface: *interface,
+            port: *port,
+            open: *open,
+            color,
+        }),
         Command::New { name } => match countersign::scaffold::create(name) {
             Ok(files) => {
                 eprintln!("created {} ({}); now: cd {} && countersign build", name.display(), files.join(", "), name.display());

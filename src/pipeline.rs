@@ -138,7 +138,11 @@ pub fn plan(loaded: &Loaded) -> Plan {
                     Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
                     None => format!("censuses: {}", names.join(", ")),
                 };
-                diags.push(Diagnostic::error(&essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run)).with_label("not a registered census").with_hint(hint));
+                diags.push(
+                    Diagnostic::error(&essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
+                        .with_label("not a registered census")
+                        .with_hint(hint),
+                );
                 continue;
             };
             let content = &c.block.content;
@@ -150,9 +154,13 @@ pub fn plan(loaded: &Loaded) -> Plan {
                         _ => locate_keys(content, &["with"]).unwrap_or(0),
                     };
                     diags.push(
-                        Diagnostic::error(&essay.file, line_span(content, &c.block, at), format!("bad parameters for `{}`: {message}", c.run))
-                            .with_label("here")
-                            .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
+                        Diagnostic::error(
+                            &essay.file,
+                            line_span(content, &c.block, at),
+                            format!("bad parameters for `{}`: {message}", c.run),
+                        )
+                        .with_label("here")
+                        .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
                     );
                     continue;
                 }
@@ -160,7 +168,12 @@ pub fn plan(loaded: &Loaded) -> Plan {
                     let mut keys = vec!["with"];
                     keys.extend(pe.path.iter().map(String::as_str));
                     let at = locate_keys(content, &keys).unwrap_or(0);
-                    let mut d = Diagnostic::error(&essay.file, line_span(content, &c.block, at), format!("parameter out of range for `{}`: {}", c.run, pe.message)).with_label("this parameter");
+                    let mut d = Diagnostic::error(
+                        &essay.file,
+                        line_span(content, &c.block, at),
+                        format!("parameter out of range for `{}`: {}", c.run, pe.message),
+                    )
+                    .with_label("this parameter");
                     if let Some(h) = pe.hint {
                         d = d.with_hint(h);
                     }
@@ -171,9 +184,19 @@ pub fn plan(loaded: &Loaded) -> Plan {
             if prepared.cost > loaded.config.budget {
                 let at = locate_keys(content, &["with"]).unwrap_or(0);
                 diags.push(
-                    Diagnostic::error(&essay.file, line_span(content, &c.block, at), format!("`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}", c.run, prepared.cost as f64, loaded.config.budget as f64))
-                        .with_label("too costly to run")
-                        .with_hint(format!("make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}", census.cost_model())),
+                    Diagnostic::error(
+                        &essay.file,
+                        line_span(content, &c.block, at),
+                        format!(
+                            "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
+                            c.run, prepared.cost as f64, loaded.config.budget as f64
+                        ),
+                    )
+                    .with_label("too costly to run")
+                    .with_hint(format!(
+                        "make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}",
+                        census.cost_model()
+                    )),
                 );
                 continue;
             }
@@ -314,11 +337,22 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
                 Ok(Err(census::Cancelled)) => None,
                 Err(panic) => {
-                    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                    let msg = panic
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
                     if let Ok(mut d) = diags.lock() {
                         d.push(
-                            Diagnostic::error("countersign", 0..0, format!("census `{name}` failed with {} : {msg}", serde_json::to_string(&call.prepared.params).unwrap_or_default()))
-                                .with_hint("this is a bug in countersign's solver; please report it with these parameters"),
+                            Diagnostic::error(
+                                "countersign",
+                                0..0,
+                                format!(
+                                    "census `{name}` failed with {} : {msg}",
+                                    serde_json::to_string(&call.prepared.params).unwrap_or_default()
+                                ),
+                            )
+                            .with_hint("this is a bug in countersign's solver; please report it with these parameters"),
                         );
                     }
                     None
@@ -326,12 +360,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
             }
         })
         .collect();
-    let stats = Stats {
-        calls: plan.calls.len(),
-        ran: ran.into_inner(),
-        cached: cached.into_inner(),
-        remembered: remembered.into_inner(),
-    };
+    let stats = Stats { calls: plan.calls.len(), ran: ran.into_inner(), cached: cached.into_inner(), remembered: remembered.into_inner() };
     Results { values, stats, diags: diags.into_inner().unwrap_or_default() }
 }
 
@@ -356,7 +385,15 @@ pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
         for (id, &ci) in &plan.bindings[i] {
             let call = &plan.calls[ci];
             if let Some(v) = &results.values[ci] {
-                bound.insert(id.clone(), Bound { id: id.clone(), census: call.census.name().to_string(), params: call.prepared.params.clone(), result: v.clone() });
+                bound.insert(
+                    id.clone(),
+                    Bound {
+                        id: id.clone(),
+                        census: call.census.name().to_string(),
+                        params: call.prepared.params.clone(),
+                        result: v.clone(),
+                    },
+                );
                 fps.insert(id.clone(), call.fingerprint.clone());
             }
         }
@@ -438,7 +475,8 @@ pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
         f(&plan);
     }
     let cache = if opts.use_cache { Cache::at(cache_dir(&opts.root)) } else { Cache::disabled() };
-    let results = compute(&plan, &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: hooks.cancel.clone() });
+    let results =
+        compute(&plan, &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: hooks.cancel.clone() });
     if hooks.cancel.load(Ordering::SeqCst) {
         return None;
     }
@@ -454,7 +492,12 @@ pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
             .essays
             .iter()
             .enumerate()
-            .map(|(i, e)| crate::render::EssayInput { essay: e, bound: &checked.bound[i], fingerprints: &checked.fingerprints[i], reports: &checked.reports[i] })
+            .map(|(i, e)| crate::render::EssayInput {
+                essay: e,
+                bound: &checked.bound[i],
+                fingerprints: &checked.fingerprints[i],
+                reports: &checked.reports[i],
+            })
             .collect();
         let d = crate::render::render_site(&opts.root, &loaded.config, &inputs, &mut out);
         drop(inputs);

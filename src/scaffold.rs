@@ -95,7 +95,8 @@ mod tests {
         let dir = tmp.path().join("my-essays");
         let written = create(&dir).expect("scaffold");
         assert!(written.contains(&"essays/first-essay.md".to_string()));
-        let run = crate::pipeline::run(&crate::pipeline::RunOptions { root: dir.clone(), use_cache: false, progress: false, render: true }, None);
+        let run =
+            crate::pipeline::run(&crate::pipeline::RunOptions { root: dir.clone(), use_cache: false, progress: false, render: true }, None);
         let errors: Vec<String> = run.diags.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
         let strict = crate::strict::findings(&run.loaded.essays);

@@ -15,9 +15,34 @@ use crate::content::Essay;
 use crate::diag::Diagnostic;
 
 const WORDS: &[&str] = &[
-    "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
-    "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred",
-    "thousand", "million",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+    "thirty",
+    "forty",
+    "fifty",
+    "sixty",
+    "seventy",
+    "eighty",
+    "ninety",
+    "hundred",
+    "thousand",
+    "million",
 ];
 
 fn is_number_word(w: &str) -> bool {
@@ -52,7 +77,10 @@ pub fn findings(essays: &[Essay]) -> Vec<Diagnostic> {
                 let at = start + off;
                 if c.is_ascii_digit() {
                     let mut j = i;
-                    while j < chars.len() && (chars[j].1.is_ascii_digit() || ((chars[j].1 == ',' || chars[j].1 == '.') && chars.get(j + 1).is_some_and(|x| x.1.is_ascii_digit()))) {
+                    while j < chars.len()
+                        && (chars[j].1.is_ascii_digit()
+                            || ((chars[j].1 == ',' || chars[j].1 == '.') && chars.get(j + 1).is_some_and(|x| x.1.is_ascii_digit())))
+                    {
                         j += 1;
                     }
                     let end = start + chars.get(j).map(|x| x.0).unwrap_or(text.len());

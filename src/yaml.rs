@@ -170,7 +170,11 @@ fn scanner_context(full: &str) -> Option<(String, Option<(usize, usize)>)> {
 /// Byte offset of the first alias (`*name` after a space, `[`, `{`, `,` or `:`) in `text`.
 fn first_alias(text: &str) -> Option<usize> {
     let b = text.as_bytes();
-    (1..b.len()).find(|&i| b[i] == b'*' && matches!(b[i - 1], b' ' | b'[' | b'{' | b',' | b':') && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_'))
+    (1..b.len()).find(|&i| {
+        b[i] == b'*'
+            && matches!(b[i - 1], b' ' | b'[' | b'{' | b',' | b':')
+            && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    })
 }
 
 #[cfg(test)]

@@ -272,7 +272,9 @@ fn problems(events: &[Value], session: &str) -> Vec<String> {
         let p = &e["params"];
         match e["method"].as_str().unwrap_or("") {
             "Runtime.exceptionThrown" => out.push(format!("exception: {}", p["exceptionDetails"])),
-            "Runtime.consoleAPICalled" if matches!(p["type"].as_str(), Some("error" | "assert")) => out.push(format!("console.{}: {}", p["type"], p["args"])),
+            "Runtime.consoleAPICalled" if matches!(p["type"].as_str(), Some("error" | "assert")) => {
+                out.push(format!("console.{}: {}", p["type"], p["args"]))
+            }
             "Log.entryAdded" if p["entry"]["level"] == "error" => out.push(format!("log: {} {}", p["entry"]["text"], p["entry"]["url"])),
             "Network.loadingFailed" => out.push(format!("request failed: {} {}", p["errorText"], p["requestId"])),
             "Network.responseReceived" if p["response"]["status"].as_u64().unwrap_or(200) >= 400 => {
@@ -369,7 +371,8 @@ fn every_page_of_the_real_site_in_chromium() {
     assert!(errors.is_empty(), "the real site does not build: {errors:#?}");
     let site = tempfile::tempdir().expect("temp dir");
     let out = site.path().join("public");
-    countersign::site::output::write_atomically(&out, run.output.as_ref().expect("rendered"), &mut countersign::site::output::FsWriter).expect("write the site");
+    countersign::site::output::write_atomically(&out, run.output.as_ref().expect("rendered"), &mut countersign::site::output::FsWriter)
+        .expect("write the site");
     let shots = repo.join("target/browser");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
     let prefix = countersign::render::base_path(&run.loaded.config.base_url);
@@ -388,7 +391,8 @@ fn every_page_of_the_real_site_in_chromium() {
         for p in problems(&b.events, &s) {
             failures.push(format!("{path}: {p}"));
         }
-        let broken = b.eval(&s, "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))");
+        let broken =
+            b.eval(&s, "Array.from(document.images).filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute('src'))");
         if broken.as_array().is_some_and(|a| !a.is_empty()) {
             failures.push(format!("{path}: images that did not load: {broken}"));
         }
@@ -404,7 +408,9 @@ fn every_page_of_the_real_site_in_chromium() {
             }
             match std::fs::read_to_string(&f) {
                 Err(_) => failures.push(format!("{path}: link to a missing page {l}")),
-                Ok(text) if !frag.is_empty() && !text.contains(&format!("id=\"{frag}\"")) => failures.push(format!("{path}: link to a missing anchor {l}")),
+                Ok(text) if !frag.is_empty() && !text.contains(&format!("id=\"{frag}\"")) => {
+                    failures.push(format!("{path}: link to a missing anchor {l}"))
+                }
                 _ => {}
             }
         }
@@ -457,7 +463,8 @@ fn every_page_of_the_real_site_in_chromium() {
                 w = json!(word)
             ),
         );
-        if !found.as_array().is_some_and(|a| a.iter().any(|h| h.as_str().is_some_and(|h| h.trim_end_matches('/').ends_with(slug.as_str())))) {
+        if !found.as_array().is_some_and(|a| a.iter().any(|h| h.as_str().is_some_and(|h| h.trim_end_matches('/').ends_with(slug.as_str()))))
+        {
             failures.push(format!("search for “{word}” did not find {slug}: {found}"));
         }
         if slug == &slugs[0] {

@@ -26,7 +26,13 @@ fn site() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn stats(root: &Path, extra: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(root).args(["check", "--format", "json"]).args(extra).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign"))
+        .arg("--root")
+        .arg(root)
+        .args(["check", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     v["stats"].clone()

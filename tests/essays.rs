@@ -35,7 +35,13 @@ fn mutate(stated: &str, c: &Computed) -> Option<String> {
     Some(match &form {
         Form::Number(n) => bump(n)?,
         Form::Percent(n, suffix) => {
-            let as_dec = forms::Num { value: n.value, style: match n.style { NumStyle::Digits { .. } => NumStyle::Decimal(0), ref s => s.clone() } };
+            let as_dec = forms::Num {
+                value: n.value,
+                style: match n.style {
+                    NumStyle::Digits { .. } => NumStyle::Decimal(0),
+                    ref s => s.clone(),
+                },
+            };
             format!("{}{suffix}", bump(&as_dec)?)
         }
         Form::OfTotal(a, b, j) => format!("{}{j}{}", bump(a)?, forms::write_num(b, b.value).ok()?),
@@ -150,7 +156,36 @@ fn squash(s: &str) -> String {
 /// Numbers a seed states outside math: digit runs (with separators) and number words
 /// from "three" up, with their byte offsets.
 fn seed_numbers(text: &str) -> Vec<(usize, String)> {
-    let words = ["three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million"];
+    let words = [
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+    ];
     let mut out = Vec::new();
     let mut in_math = false;
     let cs: Vec<(usize, char)> = text.char_indices().collect();
@@ -168,7 +203,9 @@ fn seed_numbers(text: &str) -> Vec<(usize, String)> {
         }
         if c.is_ascii_digit() {
             let mut j = i;
-            while j < cs.len() && (cs[j].1.is_ascii_digit() || (matches!(cs[j].1, ',' | '.') && cs.get(j + 1).is_some_and(|x| x.1.is_ascii_digit()))) {
+            while j < cs.len()
+                && (cs[j].1.is_ascii_digit() || (matches!(cs[j].1, ',' | '.') && cs.get(j + 1).is_some_and(|x| x.1.is_ascii_digit())))
+            {
                 j += 1;
             }
             let end = cs.get(j).map(|x| x.0).unwrap_or(text.len());
@@ -195,7 +232,9 @@ fn seed_numbers(text: &str) -> Vec<(usize, String)> {
                     let two = next_word_end(one);
                     if countersign::check::words::parse(&text[at..one]).is_some() {
                         phrase_end = one;
-                    } else if let Some(two) = two.filter(|&t| text[phrase_end..one].trim() == "and" && countersign::check::words::parse(&text[at..t]).is_some()) {
+                    } else if let Some(two) =
+                        two.filter(|&t| text[phrase_end..one].trim() == "and" && countersign::check::words::parse(&text[at..t]).is_some())
+                    {
                         phrase_end = two;
                     } else {
                         break;
@@ -261,9 +300,13 @@ fn the_seed_ledger_is_honest() {
                         // or an element or the length of a list.
                         let seed_num = forms::parse_num(&e.seed);
                         let computed = r.value.as_ref().map(Computed::from_json);
-                        let same = |n: &forms::Num, q: Q| forms::check(&Form::Number(n.clone()), &Computed::Number(q, None)) == forms::Verdict::Pass;
+                        let same = |n: &forms::Num, q: Q| {
+                            forms::check(&Form::Number(n.clone()), &Computed::Number(q, None)) == forms::Verdict::Pass
+                        };
                         let agrees = match (&seed_num, computed) {
-                            (Some(n), Some(Computed::Number(q, raw))) => same(n, q) || raw.is_some_and(|(a, b)| same(n, Q::int(a)) || same(n, Q::int(b))),
+                            (Some(n), Some(Computed::Number(q, raw))) => {
+                                same(n, q) || raw.is_some_and(|(a, b)| same(n, Q::int(a)) || same(n, Q::int(b)))
+                            }
                             (Some(n), Some(Computed::Range(a, b))) => same(n, a) || same(n, b),
                             (Some(n), Some(Computed::List(l))) => {
                                 same(n, Q::int(l.len() as i128)) || l.iter().any(|x| matches!(x, Computed::Number(q, _) if same(n, *q)))
@@ -271,7 +314,11 @@ fn the_seed_ledger_is_honest() {
                             _ => true,
                         };
                         if !agrees && e.note.is_none() {
-                            problems.push(format!("{at}: the seed says {} but the claim's value is {}; add a note saying which is right and why", e.seed, r.computed.clone().unwrap_or_default()));
+                            problems.push(format!(
+                                "{at}: the seed says {} but the claim's value is {}; add a note saying which is right and why",
+                                e.seed,
+                                r.computed.clone().unwrap_or_default()
+                            ));
                         }
                     }
                 }

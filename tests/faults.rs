@@ -79,7 +79,12 @@ fn site(dir: &Path, essays: usize, genus: u32, lost: Option<u64>) {
 }
 
 fn leftovers(parent: &Path) -> Vec<String> {
-    std::fs::read_dir(parent).unwrap().filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(".public.")).collect()
+    std::fs::read_dir(parent)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".public."))
+        .collect()
 }
 
 #[test]
@@ -118,7 +123,12 @@ fn a_killed_build_leaves_the_previous_site_and_the_next_build_works() {
         } else if first_difference(&new, &now).is_none() {
             "new"
         } else {
-            panic!("killed at {:.0}% of a build: public/ is neither the old site nor the new one: {:?} / {:?}", f * 100.0, first_difference(&old, &now), first_difference(&new, &now));
+            panic!(
+                "killed at {:.0}% of a build: public/ is neither the old site nor the new one: {:?} / {:?}",
+                f * 100.0,
+                first_difference(&old, &now),
+                first_difference(&new, &now)
+            );
         };
         outcomes.push(format!("{:.0}%:{state}{}", f * 100.0, if finished { "(done)" } else { "" }));
         if state == "new" {
@@ -172,7 +182,8 @@ fn a_truncated_cache_entry_is_recomputed() {
     let warm = ok(&build(&root, &[]));
     assert!(warm.contains("(0 ran, 1 from cache)"), "{warm}");
     let cache = root.join(".countersign-cache");
-    let entries: Vec<PathBuf> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    let entries: Vec<PathBuf> =
+        std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
     assert_eq!(entries.len(), 1);
     let reference = snapshot(&root.join("public"));
     // A writer killed mid-write leaves a truncated file (the real writer renames a

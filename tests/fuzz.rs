@@ -42,7 +42,73 @@ There are {{ g4.positions = 14 }} positions and {{ g4.paired.positions = nine }}
 
 /// Characters that matter to the grammars, plus some multi-byte ones.
 const ALPHABET: &[&str] = &[
-    "{", "}", "{{", "}}", "=", "==", ".", "[", "]", "..", "..=", "`", "```", "~~~", "$", "$$", "\\", "<", ">", "<!--", "-->", "\n", "\n\n", "\r\n", " ", "\t", "---", ":", "-", "#", "*", "&", "'", "\"", ",", "%", "0", "1", "9", "-1", "1.5", "99999999999999999999999999999", "a", "g4", "id", "run", "with", "census", "figure", "assert", "plain", "and", "of", "to", "in", "per cent", "a third", "fifty-five", "hundred", "thousand", "million", "é", "—", "⟨", "😀", "\u{feff}", "\u{0}",
+    "{",
+    "}",
+    "{{",
+    "}}",
+    "=",
+    "==",
+    ".",
+    "[",
+    "]",
+    "..",
+    "..=",
+    "`",
+    "```",
+    "~~~",
+    "$",
+    "$$",
+    "\\",
+    "<",
+    ">",
+    "<!--",
+    "-->",
+    "\n",
+    "\n\n",
+    "\r\n",
+    " ",
+    "\t",
+    "---",
+    ":",
+    "-",
+    "#",
+    "*",
+    "&",
+    "'",
+    "\"",
+    ",",
+    "%",
+    "0",
+    "1",
+    "9",
+    "-1",
+    "1.5",
+    "99999999999999999999999999999",
+    "a",
+    "g4",
+    "id",
+    "run",
+    "with",
+    "census",
+    "figure",
+    "assert",
+    "plain",
+    "and",
+    "of",
+    "to",
+    "in",
+    "per cent",
+    "a third",
+    "fifty-five",
+    "hundred",
+    "thousand",
+    "million",
+    "é",
+    "—",
+    "⟨",
+    "😀",
+    "\u{feff}",
+    "\u{0}",
 ];
 
 fn tokens(max: usize) -> impl Strategy<Value = String> {
@@ -51,7 +117,8 @@ fn tokens(max: usize) -> impl Strategy<Value = String> {
 
 /// Arbitrary text: grammar tokens mixed with arbitrary Unicode.
 fn text(max: usize) -> impl Strategy<Value = String> {
-    prop::collection::vec(prop_oneof![3 => tokens(8), 1 => any::<String>().prop_map(|s| s.chars().take(8).collect())], 0..max).prop_map(|v| v.concat())
+    prop::collection::vec(prop_oneof![3 => tokens(8), 1 => any::<String>().prop_map(|s| s.chars().take(8).collect())], 0..max)
+        .prop_map(|v| v.concat())
 }
 
 fn char_boundary_span(src: &str, r: &Range<usize>) -> Result<(), String> {
@@ -196,7 +263,36 @@ proptest! {
 
 /// YAML-ish text: anchors, aliases, flow and block collections, quotes, comments.
 fn yaml_text() -> impl Strategy<Value = String> {
-    const Y: &[&str] = &["a: ", "b:", "&x ", "*x", "&y [", "*y", "[", "]", "{", "}", ", ", "- ", "\n", "\n  ", "'", "\"", "# c", "? ", "|", ">", "!!str ", "1", "é", "---\n", "...\n", "\t", "%YAML 1.2\n", "<<: *x\n"];
+    const Y: &[&str] = &[
+        "a: ",
+        "b:",
+        "&x ",
+        "*x",
+        "&y [",
+        "*y",
+        "[",
+        "]",
+        "{",
+        "}",
+        ", ",
+        "- ",
+        "\n",
+        "\n  ",
+        "'",
+        "\"",
+        "# c",
+        "? ",
+        "|",
+        ">",
+        "!!str ",
+        "1",
+        "é",
+        "---\n",
+        "...\n",
+        "\t",
+        "%YAML 1.2\n",
+        "<<: *x\n",
+    ];
     prop::collection::vec(prop::sample::select(Y), 0..40).prop_map(|v| v.concat())
 }
 

@@ -17,7 +17,9 @@ fn report(site: &str) -> (i32, serde_json::Value) {
 
 #[test]
 fn the_json_report_validates_against_its_schema() {
-    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.schema.json")).unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.schema.json")).unwrap())
+            .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the schema is valid");
     let (code, ok) = report("ok-basic");
     assert_eq!(code, 0);

@@ -29,16 +29,24 @@ struct Expect {
 #[test]
 fn every_fixture_site_gives_its_stated_diagnostics() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sites");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join("expect.yaml").exists()).collect();
+    let mut cases: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join("expect.yaml").exists()).collect();
     cases.sort();
     assert!(cases.len() >= 50, "only {} fixture sites", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let expect: Expect = countersign::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap()).unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
+        let expect: Expect = countersign::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap())
+            .unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
         let out_dir = tempfile::tempdir().unwrap();
         let out_path = out_dir.path().join("public").to_string_lossy().into_owned();
-        let args: Vec<String> = expect.command.clone().unwrap_or_else(|| vec!["check".into(), "--no-cache".into()]).into_iter().map(|a| a.replace("$OUT", &out_path)).collect();
+        let args: Vec<String> = expect
+            .command
+            .clone()
+            .unwrap_or_else(|| vec!["check".into(), "--no-cache".into()])
+            .into_iter()
+            .map(|a| a.replace("$OUT", &out_path))
+            .collect();
         // No case may hang (an alias bomb, a census over budget that ran anyway): a case
         // still running after a generous minute is killed and fails.
         let mut child = Command::new(env!("CARGO_BIN_EXE_countersign"))

@@ -66,7 +66,8 @@ fn start_on(dir: tempfile::TempDir, interface: &str) -> Server {
     let mut child = spawn(dir.path(), &["--port", "0", "--interface", interface]);
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    let addr =
+        line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
     // Drain stderr so the server never blocks on a full pipe.
     let mut err = child.stderr.take().unwrap();
     std::thread::spawn(move || {
@@ -292,7 +293,13 @@ fn templates_and_static_files_are_watched() {
 #[test]
 fn only_the_site_is_served() {
     let s = start();
-    for bad in ["/../countersign.yaml", "/%2e%2e/countersign.yaml", "/%2E%2E%2Fcountersign.yaml", "//etc/passwd", "/small/..%2f..%2fcountersign.yaml"] {
+    for bad in [
+        "/../countersign.yaml",
+        "/%2e%2e/countersign.yaml",
+        "/%2E%2E%2Fcountersign.yaml",
+        "//etc/passwd",
+        "/small/..%2f..%2fcountersign.yaml",
+    ] {
         let (code, _, body) = s.get(bad);
         assert_eq!(code, 400, "{bad}: {body}");
     }
@@ -310,7 +317,8 @@ fn only_the_site_is_served() {
 #[test]
 fn built_sites_never_ship_the_reload_script() {
     let dir = site();
-    let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(dir.path()).args(["build"]).env("CI", "1").output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(dir.path()).args(["build"]).env("CI", "1").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for e in walkdir::WalkDir::new(dir.path().join("public")).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
         let text = String::from_utf8_lossy(&std::fs::read(e.path()).unwrap()).into_owned();

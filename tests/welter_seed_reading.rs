@@ -131,14 +131,7 @@ fn a_strip_length_for_each_coin_count() {
     }
     search(&t, &ks, [0; 5], &mut Vec::new(), &mut fits);
     fits.sort();
-    assert_eq!(
-        fits,
-        vec![
-            vec![(2, 12), (4, 12), (6, 12)],
-            vec![(2, 13), (4, 12), (6, 12)],
-            vec![(4, 12), (6, 12), (10, 12)],
-        ]
-    );
+    assert_eq!(fits, vec![vec![(2, 12), (4, 12), (6, 12)], vec![(2, 13), (4, 12), (6, 12)], vec![(4, 12), (6, 12), (10, 12)],]);
 }
 
 #[test]

@@ -28,10 +28,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::census::{Cancelled, Census, Ctx, ParamDoc, ParamError};
-use crate::games::held_pass::{
-    is_two_heap_loss, one_heap_value, two_heap_mate, PartnerTable, Period, Periodicity,
-    Recursion, Slices,
-};
+use crate::games::held_pass::{is_two_heap_loss, one_heap_value, two_heap_mate, PartnerTable, Period, Periodicity, Recursion, Slices};
 
 const SOURCES: &[&str] = &["games/held_pass.rs", "games/impartial.rs", "census/held_pass.rs"];
 
@@ -118,15 +115,13 @@ impl Census for HeldPassHeaps {
     type Output = HeapsResult;
 
     const NAME: &'static str = "held_pass.heaps";
-    const SUMMARY: &'static str =
-        "Nim with a held pass on one and two heaps: formulas against the recursion, losses, grid of values";
+    const SUMMARY: &'static str = "Nim with a held pass on one and two heaps: formulas against the recursion, losses, grid of values";
     const PARAMS: &'static [ParamDoc] = &[
         ParamDoc { name: "one_heap", shape: "integer", doc: "check one heap 0..=one_heap, at most 400" },
         ParamDoc { name: "two_heap", shape: "integer", doc: "check pairs with heaps 0..=two_heap, at most 80" },
         ParamDoc { name: "grid", shape: "integer", doc: "grid of two-heap values 0..=grid, at most two_heap" },
     ];
-    const COST_MODEL: &'static str =
-        "(two_heap + 1)² · 2·two_heap · 50 + (one_heap + 1)² · 50 steps (recursion with hashing)";
+    const COST_MODEL: &'static str = "(two_heap + 1)² · 2·two_heap · 50 + (one_heap + 1)² · 50 steps (recursion with hashing)";
     const SOURCES: &'static [&'static str] = SOURCES;
 
     fn validate(p: &HeapsParams) -> Result<(), ParamError> {
@@ -166,13 +161,7 @@ impl Census for HeldPassHeaps {
             }
             values.push(v);
         }
-        let one_heap = OneHeap {
-            max_heap: p.one_heap,
-            checked: p.one_heap + 1,
-            formula_agrees: agrees,
-            first_difference: first,
-            values,
-        };
+        let one_heap = OneHeap { max_heap: p.one_heap, checked: p.one_heap + 1, formula_agrees: agrees, first_difference: first, values };
         let n = p.two_heap;
         let mut agrees = 0;
         let mut first = None;
@@ -295,8 +284,7 @@ impl Census for HeldPassLosses {
     type Output = LossesResult;
 
     const NAME: &'static str = "held_pass.losses";
-    const SUMMARY: &'static str =
-        "Nim with a held pass: losses on three non-empty heaps, their nim-sums, rows and partners";
+    const SUMMARY: &'static str = "Nim with a held pass: losses on three non-empty heaps, their nim-sums, rows and partners";
     const PARAMS: &'static [ParamDoc] = &[
         ParamDoc { name: "max_heap", shape: "integer", doc: "heaps 1..=max_heap, at most 200" },
         ParamDoc {
@@ -358,12 +346,10 @@ impl Census for HeldPassLosses {
             rows.entry(l[0]).or_default().push(*l);
         }
         let row_counts = rows.iter().map(|(&a, r)| (a, r.len() as u64)).collect();
-        let commonest = histogram
-            .iter()
-            .fold(None::<[u64; 2]>, |best, (&s, &c)| match best {
-                Some(b) if b[1] >= c => Some(b),
-                _ => Some([s as u64, c]),
-            });
+        let commonest = histogram.iter().fold(None::<[u64; 2]>, |best, (&s, &c)| match best {
+            Some(b) if b[1] >= c => Some(b),
+            _ => Some([s as u64, c]),
+        });
         let partners = (0..=n).map(|x| (0..=n).map(|y| t.partner(x, y)).collect()).collect();
         Ok(LossesResult {
             max_heap: n,
@@ -420,8 +406,7 @@ impl Census for HeldPassTable {
 
     const NAME: &'static str = "held_pass.table";
     const SUMMARY: &'static str = "Nim with a held pass: every triple to a bound settled in order (the full table)";
-    const PARAMS: &'static [ParamDoc] =
-        &[ParamDoc { name: "max_heap", shape: "integer", doc: "heaps 0..=max_heap, 1..=4000" }];
+    const PARAMS: &'static [ParamDoc] = &[ParamDoc { name: "max_heap", shape: "integer", doc: "heaps 0..=max_heap, 1..=4000" }];
     const COST_MODEL: &'static str = "C(max_heap + 3, 3) / 16 + 4·(max_heap + 1)² steps";
     const SOURCES: &'static [&'static str] = SOURCES;
 
@@ -461,14 +446,7 @@ impl Census for HeldPassTable {
                 }
             }
         }
-        Ok(TableResult {
-            max_heap: n,
-            triples: t.triples(),
-            losses,
-            nonempty_losses: nonempty,
-            pairs,
-            pairs_partnered: partnered,
-        })
+        Ok(TableResult { max_heap: n, triples: t.triples(), losses, nonempty_losses: nonempty, pairs, pairs_partnered: partnered })
     }
 }
 
@@ -646,8 +624,7 @@ impl Census for HeldPassSlices {
     type Output = SlicesResult;
 
     const NAME: &'static str = "held_pass.slices";
-    const SUMMARY: &'static str =
-        "Nim with a held pass: slices of the three-heap partner function and their eventual periods";
+    const SUMMARY: &'static str = "Nim with a held pass: slices of the three-heap partner function and their eventual periods";
     const PARAMS: &'static [ParamDoc] = &[
         ParamDoc { name: "slices", shape: "integer", doc: "slices (smallest heap) 1..=slices, at most 200" },
         ParamDoc {
@@ -664,27 +641,28 @@ impl Census for HeldPassSlices {
 
     fn validate(p: &SlicesParams) -> Result<(), ParamError> {
         if p.slices == 0 || p.slices > SLICES_MAX_SLICES {
-            return Err(ParamError::at(&["slices"], format!("slices is {}", p.slices))
-                .hint(format!("use 1..={SLICES_MAX_SLICES}")));
+            return Err(ParamError::at(&["slices"], format!("slices is {}", p.slices)).hint(format!("use 1..={SLICES_MAX_SLICES}")));
         }
         if p.max_heap < p.slices || p.max_heap > SLICES_MAX_HEAP {
-            return Err(ParamError::at(&["max_heap"], format!("max_heap is {}", p.max_heap))
-                .hint(format!("use slices..={SLICES_MAX_HEAP}")));
+            return Err(
+                ParamError::at(&["max_heap"], format!("max_heap is {}", p.max_heap)).hint(format!("use slices..={SLICES_MAX_HEAP}"))
+            );
         }
         let entries = (p.slices as u64 + 1) * (p.max_heap as u64 + 1);
         if entries > SLICES_MAX_ENTRIES {
-            return Err(ParamError::at(&["max_heap"], format!(
-                "{} slices to {} need {entries} entries, over the limit of {SLICES_MAX_ENTRIES}",
-                p.slices, p.max_heap
-            ))
+            return Err(ParamError::at(
+                &["max_heap"],
+                format!("{} slices to {} need {entries} entries, over the limit of {SLICES_MAX_ENTRIES}", p.slices, p.max_heap),
+            )
             .hint("fewer slices or a smaller max_heap (4 bytes an entry)"));
         }
         if p.max_period == Some(0) {
             return Err(ParamError::at(&["max_period"], "max_period is 0").hint("a period is at least 1"));
         }
         if let Some(&bad) = p.plot_slices.iter().find(|&&a| a == 0 || a > p.slices) {
-            return Err(ParamError::at(&["plot_slices"], format!("slice {bad} is not computed"))
-                .hint(format!("plot slices from 1..={}", p.slices)));
+            return Err(
+                ParamError::at(&["plot_slices"], format!("slice {bad} is not computed")).hint(format!("plot slices from 1..={}", p.slices))
+            );
         }
         if p.plot_slices.len() > 12 {
             return Err(ParamError::at(&["plot_slices"], "more than 12 slices to plot").hint("a plot reads with a few"));
@@ -745,9 +723,7 @@ impl Census for HeldPassSlices {
             .collect();
         ctx.checkpoint()?;
         let per_slice: BTreeMap<u32, SliceResult> = per.into_iter().collect();
-        let pick = |f: &dyn Fn(&SliceResult) -> bool| -> Vec<u32> {
-            per_slice.iter().filter(|(_, r)| f(r)).map(|(&a, _)| a).collect()
-        };
+        let pick = |f: &dyn Fn(&SliceResult) -> bool| -> Vec<u32> { per_slice.iter().filter(|(_, r)| f(r)).map(|(&a, _)| a).collect() };
         let unsettled = pick(&|r| r.period.is_none());
         let spurious = pick(&|r| r.period.map(|q| q.period) != r.longest.map(|q| q.period));
         let changed = pick(&|r| !r.same_when_halved);
@@ -772,9 +748,7 @@ impl Census for HeldPassSlices {
             .iter()
             .map(|&a| Series {
                 name: format!("a = {a}"),
-                points: (a..=p.plot_to)
-                    .filter_map(|b| s.partner(a, b).map(|c| [b as i64, c as i64 - b as i64]))
-                    .collect(),
+                points: (a..=p.plot_to).filter_map(|b| s.partner(a, b).map(|c| [b as i64, c as i64 - b as i64])).collect(),
             })
             .collect();
         let range = (n - p.slices + 1) as u64;
@@ -871,12 +845,8 @@ mod tests {
         assert!(HeldPassTable::validate(&TableParams { max_heap: 5000 }).is_err());
         assert!(HeldPassLosses::validate(&LossesParams { max_heap: 0, recursion_to: 0 }).is_err());
         assert!(HeldPassHeaps::validate(&HeapsParams { one_heap: 10, two_heap: 10, grid: 11 }).is_err());
-        assert!(HeldPassSlices::cost(&SlicesParams {
-            slices: 200,
-            max_heap: 2_000_000,
-            max_period: None,
-            plot_slices: vec![],
-            plot_to: 0
-        }) > 0);
+        assert!(
+            HeldPassSlices::cost(&SlicesParams { slices: 200, max_heap: 2_000_000, max_period: None, plot_slices: vec![], plot_to: 0 }) > 0
+        );
     }
 }

@@ -152,11 +152,7 @@ pub struct ParamError {
 impl ParamError {
     /// An error at `path` (segments below `with`) with a message and no hint.
     pub fn at<S: Into<String>>(path: &[&str], message: S) -> ParamError {
-        ParamError {
-            path: path.iter().map(|s| s.to_string()).collect(),
-            message: message.into(),
-            hint: None,
-        }
+        ParamError { path: path.iter().map(|s| s.to_string()).collect(), message: message.into(), hint: None }
     }
 
     /// The same error with a hint.
@@ -224,11 +220,7 @@ impl Prepared {
 
 impl fmt::Debug for Prepared {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Prepared")
-            .field("name", &self.name)
-            .field("params", &self.params)
-            .field("cost", &self.cost)
-            .finish()
+        f.debug_struct("Prepared").field("name", &self.name).field("params", &self.params).field("cost", &self.cost).finish()
     }
 }
 
@@ -305,11 +297,7 @@ impl<C: Census> DynCensus for Entry<C> {
         C::SOURCES
     }
     fn prepare(&self, block_yaml: &str) -> Result<Prepared, PrepareError> {
-        let shape = |e: crate::yaml::YamlError| PrepareError::Shape {
-            message: e.message,
-            line: e.line,
-            column: e.column,
-        };
+        let shape = |e: crate::yaml::YamlError| PrepareError::Shape { message: e.message, line: e.line, column: e.column };
         let block: CallBlock<C::Params> = crate::yaml::from_str(block_yaml).map_err(shape)?;
         let params = match block.with {
             Some(p) => p,

@@ -23,8 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::census::{share, Cancelled, Census, Ctx, ParamDoc, ParamError, Ratio};
 use crate::games::moore::{
-    binomial, capped_rule_lost, column_rule_lost, is_all_ones, patched_rule_lost, solve, Columns,
-    Moves, Plain, Play,
+    binomial, capped_rule_lost, column_rule_lost, is_all_ones, patched_rule_lost, solve, Columns, Moves, Plain, Play,
 };
 
 /// Largest `max_heaps` a census accepts.
@@ -69,22 +68,12 @@ impl OneOrMany {
         let mut seen = BTreeSet::new();
         for (i, &v) in vs.iter().enumerate() {
             let idx = i.to_string();
-            let path: Vec<&str> = if matches!(self, OneOrMany::One(_)) {
-                vec![name]
-            } else {
-                vec![name, &idx]
-            };
+            let path: Vec<&str> = if matches!(self, OneOrMany::One(_)) { vec![name] } else { vec![name, &idx] };
             if v < lo || v > hi {
-                return Err(
-                    ParamError::at(&path, format!("{name} must be {lo}..={hi}, got {v}"))
-                        .hint(hint.to_string()),
-                );
+                return Err(ParamError::at(&path, format!("{name} must be {lo}..={hi}, got {v}")).hint(hint.to_string()));
             }
             if !seen.insert(v) {
-                return Err(
-                    ParamError::at(&path, format!("{name} = {v} is listed twice"))
-                        .hint("list each value once"),
-                );
+                return Err(ParamError::at(&path, format!("{name} = {v} is listed twice")).hint("list each value once"));
             }
         }
         Ok(())
@@ -265,14 +254,7 @@ struct RuleTally {
 
 impl RuleTally {
     fn new() -> RuleTally {
-        RuleTally {
-            right: 0,
-            wrong: 0,
-            all_ones: 0,
-            other: 0,
-            empty: 0,
-            listed: BTreeSet::new(),
-        }
+        RuleTally { right: 0, wrong: 0, all_ones: 0, other: 0, empty: 0, listed: BTreeSet::new() }
     }
 
     fn add(&mut self, p: &[u32], rule: bool, truth: bool, limit: usize) {
@@ -323,9 +305,7 @@ fn sweep_cost(heaps: usize, counters: u32, k: u32, cap: Option<u32>) -> u64 {
     let reach = u64::from(counters.min(cap.unwrap_or(counters)));
     let depth = (k as u64).min((heaps as u64).div_ceil(2)).max(1);
     let per = 3u64.saturating_pow((depth - 1) as u32);
-    let marks_per_40 = per
-        .saturating_mul(heaps as u64)
-        .saturating_mul(reach.max(1));
+    let marks_per_40 = per.saturating_mul(heaps as u64).saturating_mul(reach.max(1));
     let visit = n.saturating_mul(heaps as u64 * 12 + 40);
     let marks = n.saturating_mul(marks_per_40) / 40;
     visit.saturating_add(marks.saturating_mul(100))
@@ -337,13 +317,10 @@ fn sweep_cost(heaps: usize, counters: u32, k: u32, cap: Option<u32>) -> u64 {
 /// 8 for k = 1..4, where it is within a factor of three of the measured time.
 fn plain_cost(heaps: usize, counters: u32, k: u32, cap: Option<u32>) -> u64 {
     let n = binomial(heaps as u64 + u64::from(counters), heaps as u64);
-    let reach = u64::from(counters.min(cap.unwrap_or(counters)))
-        .div_ceil(2)
-        .max(1);
+    let reach = u64::from(counters.min(cap.unwrap_or(counters))).div_ceil(2).max(1);
     let mut per: u64 = 0;
     for j in 1..=(k as u64).min(heaps as u64) {
-        let term =
-            binomial(heaps as u64, j).saturating_mul(reach.saturating_pow(j as u32)) >> (j - 1);
+        let term = binomial(heaps as u64, j).saturating_mul(reach.saturating_pow(j as u32)) >> (j - 1);
         per = per.saturating_add(term.max(1));
     }
     n.saturating_mul(per).saturating_mul(600)
@@ -351,18 +328,12 @@ fn plain_cost(heaps: usize, counters: u32, k: u32, cap: Option<u32>) -> u64 {
 
 fn validate_range(max_heaps: usize, max_counters: u32) -> Result<(), ParamError> {
     if max_heaps == 0 || max_heaps > MAX_HEAPS {
-        return Err(ParamError::at(
-            &["max_heaps"],
-            format!("max_heaps must be 1..={MAX_HEAPS}, got {max_heaps}"),
-        )
-        .hint("the seed's census is 6 heaps of at most 6"));
+        return Err(ParamError::at(&["max_heaps"], format!("max_heaps must be 1..={MAX_HEAPS}, got {max_heaps}"))
+            .hint("the seed's census is 6 heaps of at most 6"));
     }
     if max_counters == 0 || max_counters > MAX_COUNTERS {
-        return Err(ParamError::at(
-            &["max_counters"],
-            format!("max_counters must be 1..={MAX_COUNTERS}, got {max_counters}"),
-        )
-        .hint("the seed's census is 6 heaps of at most 6"));
+        return Err(ParamError::at(&["max_counters"], format!("max_counters must be 1..={MAX_COUNTERS}, got {max_counters}"))
+            .hint("the seed's census is 6 heaps of at most 6"));
     }
     let n = binomial(max_heaps as u64 + u64::from(max_counters), max_heaps as u64);
     if n > MAX_POSITIONS {
@@ -395,23 +366,23 @@ impl Census for MooreOutcomes {
         ParamDoc { name: "k", shape: "integer or list of integers", doc: "heaps a move may touch, each 1..=16, no repeats" },
         ParamDoc { name: "play", shape: "normal | misere", doc: "the ending convention" },
         ParamDoc { name: "include_empty", shape: "boolean", doc: "count the empty position (default false)" },
-        ParamDoc { name: "plain", shape: "boolean", doc: "also run the plain memoised recursion on every position and compare (default false; slow beyond 8 heaps of 8)" },
+        ParamDoc {
+            name: "plain",
+            shape: "boolean",
+            doc: "also run the plain memoised recursion on every position and compare (default false; slow beyond 8 heaps of 8)",
+        },
         ParamDoc { name: "list", shape: "integer", doc: "wrong positions listed per rule, 0..=100 (default 12)" },
     ];
     const COST_MODEL: &'static str = "per k: positions × (12 × heaps + 40) plus 100 per predecessor \
         marking, estimated as 3^(min(k, ⌈heaps/2⌉) − 1) × heaps × counters / 40 per position; \
         with plain, 600 per option, estimated as Σ_{j ≤ k} C(heaps, j) ⌈counters/2⌉^j / 2^(j − 1) per position";
-    const SOURCES: &'static [&'static str] =
-        &["games/moore.rs", "games/impartial.rs", "census/moore.rs"];
+    const SOURCES: &'static [&'static str] = &["games/moore.rs", "games/impartial.rs", "census/moore.rs"];
 
     fn validate(p: &OutcomesParams) -> Result<(), ParamError> {
         validate_range(p.max_heaps, p.max_counters)?;
         p.k.validate("k", 1, MAX_K, "k = 1 is Nim; the seed uses k = 1, 2, 3")?;
         if p.list > MAX_LIST {
-            return Err(ParamError::at(
-                &["list"],
-                format!("list must be 0..={MAX_LIST}, got {}", p.list),
-            ));
+            return Err(ParamError::at(&["list"], format!("list must be 0..={MAX_LIST}, got {}", p.list)));
         }
         Ok(())
     }
@@ -442,28 +413,17 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
     let mut with_big_heap = 0u64;
     for (ki, &k) in ks.iter().enumerate() {
         let base = positions.saturating_mul(ki as u64);
-        let solved = solve(
-            p.max_heaps,
-            p.max_counters,
-            Moves::moore(k),
-            play,
-            &mut |d, _| {
-                ctx.progress(base + d / 2, total_work);
-                !ctx.is_cancelled()
-            },
-        )
+        let solved = solve(p.max_heaps, p.max_counters, Moves::moore(k), play, &mut |d, _| {
+            ctx.progress(base + d / 2, total_work);
+            !ctx.is_cancelled()
+        })
         .ok_or(Cancelled)?;
         let mut plain = p.plain.then(|| Plain::new(Moves::moore(k), play));
         let mut column = RuleTally::new();
         let mut patched = RuleTally::new();
         let (mut lost, mut won) = (0u64, 0u64);
         let mut ones_lost = Vec::new();
-        let mut plain_check = PlainCheck {
-            run: p.plain,
-            compared: 0,
-            differ: 0,
-            first_difference: None,
-        };
+        let mut plain_check = PlainCheck { run: p.plain, compared: 0, differ: 0, first_difference: None };
         for (rank, heaps) in solved.index().positions().enumerate() {
             if rank % 4096 == 0 {
                 ctx.checkpoint()?;
@@ -514,22 +474,13 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         );
         ctx.progress(base + positions, total_work);
     }
-    let column_rule_wrong_by_k: BTreeMap<u32, u64> = by_k
-        .iter()
-        .map(|(&k, o)| (k, o.column_rule.wrong))
-        .collect();
-    let patched_rule_wrong_by_k: BTreeMap<u32, u64> = by_k
-        .iter()
-        .map(|(&k, o)| (k, o.patched_rule.wrong))
-        .collect();
+    let column_rule_wrong_by_k: BTreeMap<u32, u64> = by_k.iter().map(|(&k, o)| (k, o.column_rule.wrong)).collect();
+    let patched_rule_wrong_by_k: BTreeMap<u32, u64> = by_k.iter().map(|(&k, o)| (k, o.patched_rule.wrong)).collect();
     let solver_differences = by_k.values().map(|o| o.plain.differ).sum();
     let column_rule_wrong_total = column_rule_wrong_by_k.values().sum();
     let column_rule_wrong_list = column_rule_wrong_by_k.values().copied().collect();
     let patched_rule_wrong_total = patched_rule_wrong_by_k.values().sum();
-    let wrong_by_k = BTreeMap::from([
-        ("column_rule", column_rule_wrong_by_k),
-        ("patched_rule", patched_rule_wrong_by_k),
-    ]);
+    let wrong_by_k = BTreeMap::from([("column_rule", column_rule_wrong_by_k), ("patched_rule", patched_rule_wrong_by_k)]);
     Ok(OutcomesResult {
         positions,
         all_ones,
@@ -648,61 +599,31 @@ impl Census for MooreCapped {
     const SUMMARY: &'static str = "Moore's Nim_k with at most cap counters from each heap: the \
         rule 'reduce mod cap + 1, then read the columns' and residue classes holding both outcomes";
     const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "max_heaps",
-            shape: "integer",
-            doc: "largest number of heaps, 1..=16",
-        },
-        ParamDoc {
-            name: "max_counters",
-            shape: "integer",
-            doc: "largest heap size, 1..=63; at most 40,000,000 positions in all",
-        },
-        ParamDoc {
-            name: "k",
-            shape: "integer or list of integers",
-            doc: "heaps a move may touch, each 1..=16, no repeats",
-        },
-        ParamDoc {
-            name: "cap",
-            shape: "integer or list of integers",
-            doc: "most counters taken from one heap, each 1..=63, no repeats",
-        },
-        ParamDoc {
-            name: "play",
-            shape: "normal | misere",
-            doc: "the ending convention",
-        },
-        ParamDoc {
-            name: "plain",
-            shape: "boolean",
-            doc: "also run the plain memoised recursion and compare (default false)",
-        },
+        ParamDoc { name: "max_heaps", shape: "integer", doc: "largest number of heaps, 1..=16" },
+        ParamDoc { name: "max_counters", shape: "integer", doc: "largest heap size, 1..=63; at most 40,000,000 positions in all" },
+        ParamDoc { name: "k", shape: "integer or list of integers", doc: "heaps a move may touch, each 1..=16, no repeats" },
+        ParamDoc { name: "cap", shape: "integer or list of integers", doc: "most counters taken from one heap, each 1..=63, no repeats" },
+        ParamDoc { name: "play", shape: "normal | misere", doc: "the ending convention" },
+        ParamDoc { name: "plain", shape: "boolean", doc: "also run the plain memoised recursion and compare (default false)" },
     ];
     const COST_MODEL: &'static str = "per (k, cap): as moore.outcomes with counters replaced by \
         min(counters, cap) in the marking and option estimates, plus 30 × heaps per position for \
         the residue classes";
-    const SOURCES: &'static [&'static str] =
-        &["games/moore.rs", "games/impartial.rs", "census/moore.rs"];
+    const SOURCES: &'static [&'static str] = &["games/moore.rs", "games/impartial.rs", "census/moore.rs"];
 
     fn validate(p: &CappedParams) -> Result<(), ParamError> {
         validate_range(p.max_heaps, p.max_counters)?;
         p.k.validate("k", 1, MAX_K, "the seed's capped rungs use k = 1, 2, 3")?;
-        p.cap
-            .validate("cap", 1, MAX_CAP, "the seed's capped rungs use caps 1..=5")?;
+        p.cap.validate("cap", 1, MAX_CAP, "the seed's capped rungs use caps 1..=5")?;
         Ok(())
     }
 
     fn cost(p: &CappedParams) -> u64 {
-        let n = binomial(
-            p.max_heaps as u64 + u64::from(p.max_counters),
-            p.max_heaps as u64,
-        );
+        let n = binomial(p.max_heaps as u64 + u64::from(p.max_counters), p.max_heaps as u64);
         let mut total = 0u64;
         for &k in &p.k.values() {
             for &c in &p.cap.values() {
-                let mut one = sweep_cost(p.max_heaps, p.max_counters, k, Some(c))
-                    .saturating_add(n.saturating_mul(30 * p.max_heaps as u64));
+                let mut one = sweep_cost(p.max_heaps, p.max_counters, k, Some(c)).saturating_add(n.saturating_mul(30 * p.max_heaps as u64));
                 if p.plain {
                     one = one.saturating_add(plain_cost(p.max_heaps, p.max_counters, k, Some(c)));
                 }
@@ -738,12 +659,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
             })
             .ok_or(Cancelled)?;
             let mut plain = p.plain.then(|| Plain::new(moves, play));
-            let mut plain_check = PlainCheck {
-                run: p.plain,
-                compared: 0,
-                differ: 0,
-                first_difference: None,
-            };
+            let mut plain_check = PlainCheck { run: p.plain, compared: 0, differ: 0, first_difference: None };
             let (mut lost, mut bin_right, mut base_right) = (0u64, 0u64, 0u64);
             // residues → (smallest lost, smallest won, positions), smallest by (len, lex).
             type Best = Option<(usize, Vec<u32>)>;
@@ -789,11 +705,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
                     let key = (res.len(), res.clone());
                     if witness_key.as_ref().is_none_or(|b| key < *b) {
                         witness_key = Some(key);
-                        witness = Some(Witness {
-                            residues: res.clone(),
-                            lost: l.1.clone(),
-                            won: w.1.clone(),
-                        });
+                        witness = Some(Witness { residues: res.clone(), lost: l.1.clone(), won: w.1.clone() });
                     }
                 }
             }
@@ -877,8 +789,7 @@ mod tests {
 
     #[test]
     fn seed_census_counts() {
-        let r =
-            outcomes("{max_heaps: 6, max_counters: 6, k: [1, 2, 3], play: misere, plain: true}");
+        let r = outcomes("{max_heaps: 6, max_counters: 6, k: [1, 2, 3], play: misere, plain: true}");
         assert_eq!(r.positions, 923);
         assert_eq!(r.all_ones, 6);
         assert_eq!(r.with_big_heap, 917);
@@ -894,8 +805,7 @@ mod tests {
 
     #[test]
     fn empty_position_adds_one_disagreement_under_misere() {
-        let r =
-            outcomes("{max_heaps: 6, max_counters: 6, k: 1, play: misere, include_empty: true}");
+        let r = outcomes("{max_heaps: 6, max_counters: 6, k: 1, play: misere, include_empty: true}");
         assert_eq!(r.positions, 924);
         assert_eq!(r.by_k[&1].column_rule.wrong, 7);
         assert_eq!(r.by_k[&1].column_rule.wrong_empty, 1);
@@ -904,8 +814,7 @@ mod tests {
 
     #[test]
     fn normal_play_column_rule_exact() {
-        let r =
-            outcomes("{max_heaps: 5, max_counters: 7, k: [1, 2, 3, 4], play: normal, plain: true}");
+        let r = outcomes("{max_heaps: 5, max_counters: 7, k: [1, 2, 3, 4], play: normal, plain: true}");
         assert_eq!(r.solver_differences, 0);
         for o in r.by_k.values() {
             assert_eq!(o.column_rule.wrong, 0);
@@ -915,10 +824,8 @@ mod tests {
 
     #[test]
     fn capped_k1_exact_and_k2_undecided() {
-        let p: CappedParams = crate::yaml::from_str(
-            "{max_heaps: 4, max_counters: 8, k: [1, 2], cap: [1, 2], play: normal, plain: true}",
-        )
-        .unwrap();
+        let p: CappedParams =
+            crate::yaml::from_str("{max_heaps: 4, max_counters: 8, k: [1, 2], cap: [1, 2], play: normal, plain: true}").unwrap();
         MooreCapped::validate(&p).unwrap();
         let r = run_capped(&p, &Ctx::new()).unwrap();
         assert_eq!(r.solver_differences, 0);
@@ -926,10 +833,7 @@ mod tests {
         for o in r.by_k[&1].values() {
             assert_eq!(o.mixed_classes, 0);
         }
-        let w = r.by_k[&2][&2]
-            .witness
-            .as_ref()
-            .expect("a mixed class at k = 2, cap 2");
+        let w = r.by_k[&2][&2].witness.as_ref().expect("a mixed class at k = 2, cap 2");
         let mut a: Vec<u32> = w.lost.iter().map(|h| h % 3).collect();
         let mut b: Vec<u32> = w.won.iter().map(|h| h % 3).collect();
         a.sort_unstable();
@@ -939,84 +843,30 @@ mod tests {
     }
 
     /// Prepare a census block `{id, run, with}` for `name` with `with` as given.
-    fn prep(
-        name: &str,
-        with: &str,
-    ) -> Result<crate::census::Prepared, crate::census::PrepareError> {
-        lookup(name)
-            .unwrap()
-            .prepare(&format!("id: t\nrun: {name}\nwith: {with}\n"))
+    fn prep(name: &str, with: &str) -> Result<crate::census::Prepared, crate::census::PrepareError> {
+        lookup(name).unwrap().prepare(&format!("id: t\nrun: {name}\nwith: {with}\n"))
     }
 
     #[test]
     fn parameters_are_validated() {
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 0, max_counters: 6, k: 1, play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 64, k: 1, play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 16, max_counters: 63, k: 1, play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 6, k: [1, 1], play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 6, k: [], play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 6, k: 0, play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 6, k: 1, play: sideways}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 6, k: 1, play: normal, extra: 1}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.outcomes",
-            "{max_heaps: 6, max_counters: 6, k: 1, play: normal, list: 101}"
-        )
-        .is_err());
-        let ok = prep(
-            "moore.outcomes",
-            "{max_heaps: 10, max_counters: 10, k: [1, 2, 3], play: misere}",
-        )
-        .unwrap();
+        assert!(prep("moore.outcomes", "{max_heaps: 0, max_counters: 6, k: 1, play: normal}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 64, k: 1, play: normal}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 16, max_counters: 63, k: 1, play: normal}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 6, k: [1, 1], play: normal}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 6, k: [], play: normal}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 6, k: 0, play: normal}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 6, k: 1, play: sideways}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 6, k: 1, play: normal, extra: 1}").is_err());
+        assert!(prep("moore.outcomes", "{max_heaps: 6, max_counters: 6, k: 1, play: normal, list: 101}").is_err());
+        let ok = prep("moore.outcomes", "{max_heaps: 10, max_counters: 10, k: [1, 2, 3], play: misere}").unwrap();
         assert!(ok.cost < 20_000_000_000, "cost {}", ok.cost);
-        assert!(prep(
-            "moore.capped",
-            "{max_heaps: 6, max_counters: 6, k: 1, cap: 0, play: normal}"
-        )
-        .is_err());
-        assert!(prep(
-            "moore.capped",
-            "{max_heaps: 6, max_counters: 12, k: [1, 2, 3], cap: [1, 2, 3, 4, 5], play: normal}"
-        )
-        .is_ok());
+        assert!(prep("moore.capped", "{max_heaps: 6, max_counters: 6, k: 1, cap: 0, play: normal}").is_err());
+        assert!(prep("moore.capped", "{max_heaps: 6, max_counters: 12, k: [1, 2, 3], cap: [1, 2, 3, 4, 5], play: normal}").is_ok());
     }
 
     #[test]
     fn cancellation_stops_the_run() {
-        let p: OutcomesParams =
-            crate::yaml::from_str("{max_heaps: 6, max_counters: 6, k: 1, play: normal}").unwrap();
+        let p: OutcomesParams = crate::yaml::from_str("{max_heaps: 6, max_counters: 6, k: 1, play: normal}").unwrap();
         let ctx = Ctx::new();
         ctx.cancel();
         assert!(run_outcomes(&p, &ctx).is_err());

@@ -24,9 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::census::{share, Cancelled, Census, Ctx, ParamDoc, ParamError, Ratio};
-use crate::games::sylver::{
-    is_paired, pairs_off_by_scan, semigroups_by_genus, PlainSolver, PrunedSolver, Semigroup,
-};
+use crate::games::sylver::{is_paired, pairs_off_by_scan, semigroups_by_genus, PlainSolver, PrunedSolver, Semigroup};
 
 /// Largest `max_genus` [`SylverCensus`] accepts (about 740,000 semigroups, 17 million
 /// moves; a few seconds).
@@ -380,17 +378,13 @@ impl Census for SylverCensus {
         shape: "integer",
         doc: "largest genus included, 1..=24 (genus 16: 11,769 positions; genus 20: 93,141)",
     }];
-    const COST_MODEL: &'static str =
-        "400 steps per legal move; legal moves estimated as 2.5 φ^(g+2) (g − 1)";
+    const COST_MODEL: &'static str = "400 steps per legal move; legal moves estimated as 2.5 φ^(g+2) (g − 1)";
     const SOURCES: &'static [&'static str] = &["games/sylver.rs", "census/sylver.rs"];
 
     fn validate(params: &SylverParams) -> Result<(), ParamError> {
         if params.max_genus == 0 || params.max_genus > CENSUS_MAX_GENUS {
-            return Err(ParamError::at(
-                &["max_genus"],
-                format!("max_genus must be 1..={CENSUS_MAX_GENUS}, got {}", params.max_genus),
-            )
-            .hint("genus 16 is the seed's census; genus 20 takes about a second"));
+            return Err(ParamError::at(&["max_genus"], format!("max_genus must be 1..={CENSUS_MAX_GENUS}, got {}", params.max_genus))
+                .hint("genus 16 is the seed's census; genus 20 takes about a second"));
         }
         Ok(())
     }
@@ -444,14 +438,7 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     };
     // Σ 1/legal over one-winner positions, as an exact fraction (u128, reduced).
     let mut guess = (0u128, 1u128);
-    let mut naming_f = NamingF {
-        wins: 0,
-        only_winning_move: 0,
-        loses: 0,
-        f_less_multiplicity_wins: 0,
-        either_wins: 0,
-        neither: 0,
-    };
+    let mut naming_f = NamingF { wins: 0, only_winning_move: 0, loses: 0, f_less_multiplicity_wins: 0, either_wins: 0, neither: 0 };
     let mut moves_total = 0u64;
     let mut struck_total = 0u64;
     let mut winning_total = 0u64;
@@ -472,15 +459,8 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
         ctx.checkpoint()?;
         ctx.progress(g as u64, u64::from(max_genus) * 2);
         let g = g as u32;
-        let mut row = GenusRow {
-            positions: level.len() as u64,
-            lost: 0,
-            paired: 0,
-            moves: 0,
-            struck: 0,
-            winning: 0,
-            struck_share: share(0, 0),
-        };
+        let mut row =
+            GenusRow { positions: level.len() as u64, lost: 0, paired: 0, moves: 0, struck: 0, winning: 0, struck_share: share(0, 0) };
         for (i, &s) in level.iter().enumerate() {
             if i % 4096 == 4095 {
                 ctx.checkpoint()?;
@@ -853,10 +833,9 @@ impl Census for SylverPosition {
         match Semigroup::generated_by(g) {
             None => Err(ParamError::at(&["generators"], "these numbers do not generate a numerical semigroup with every gap below 64")
                 .hint("the generators need gcd 1, and the Frobenius number must be at most 63")),
-            Some(s) if s.genus() > CENSUS_MAX_GENUS => Err(ParamError::at(
-                &["generators"],
-                format!("the semigroup has genus {}, above the limit {CENSUS_MAX_GENUS}", s.genus()),
-            )),
+            Some(s) if s.genus() > CENSUS_MAX_GENUS => {
+                Err(ParamError::at(&["generators"], format!("the semigroup has genus {}, above the limit {CENSUS_MAX_GENUS}", s.genus())))
+            }
             Some(_) => Ok(()),
         }
     }
@@ -1018,11 +997,18 @@ mod tests {
             Err(crate::census::PrepareError::Limit(e)) => assert_eq!(e.path, vec!["max_genus".to_string()]),
             other => panic!("expected a limit error, got {other:?}"),
         }
-        assert!(matches!(c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5, extra: 1}\n"), Err(crate::census::PrepareError::Shape { .. })));
+        assert!(matches!(
+            c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5, extra: 1}\n"),
+            Err(crate::census::PrepareError::Shape { .. })
+        ));
         let p = crate::census::lookup("sylver.position").expect("registered");
-        let out = p.prepare("id: b\nrun: sylver.position\nwith: {generators: [3, 7]}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
+        let out =
+            p.prepare("id: b\nrun: sylver.position\nwith: {generators: [3, 7]}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
         assert_eq!(out["moves"]["11"]["frobenius"], 8);
-        assert!(matches!(p.prepare("id: b\nrun: sylver.position\nwith: {generators: [4, 6]}\n"), Err(crate::census::PrepareError::Limit(_))));
+        assert!(matches!(
+            p.prepare("id: b\nrun: sylver.position\nwith: {generators: [4, 6]}\n"),
+            Err(crate::census::PrepareError::Limit(_))
+        ));
     }
 
     /// On every paired position each arc of the strip has exactly one gap end, and the

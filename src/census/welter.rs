@@ -32,8 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::census::{share, Cancelled, Census, Ctx, ParamDoc, ParamError, Ratio};
 use crate::games::welter::{
-    self, closed_form, has_mated_pair, is_union_of_mate_pairs, mirror_reply, nim_sum,
-    pairwise_sum, Position, Recursion, MAX_SQUARES,
+    self, closed_form, has_mated_pair, is_union_of_mate_pairs, mirror_reply, nim_sum, pairwise_sum, Position, Recursion, MAX_SQUARES,
 };
 
 /// Most positions one coin count may survey: C(n, k) ≤ 2^22 (4,194,304). The plain
@@ -218,13 +217,7 @@ fn probe_cost(squares: &[u32]) -> u64 {
 }
 
 /// Plain counting of one row, reporting progress in positions and honouring cancellation.
-fn survey_row(
-    k: u32,
-    n: u32,
-    ctx: &Ctx,
-    done: &mut u64,
-    total: u64,
-) -> Result<(Row, Vec<(Position, u64)>), Cancelled> {
+fn survey_row(k: u32, n: u32, ctx: &Ctx, done: &mut u64, total: u64) -> Result<(Row, Vec<(Position, u64)>), Cancelled> {
     ctx.checkpoint()?;
     let values = welter::values_by_recursion(k, n);
     let mut row = Row { squares: n, positions: values.len() as u64, ..Row::default() };
@@ -311,8 +304,7 @@ impl Census for WelterCensus {
          per option, k·(n−k) options, + 3·k² for the formulas), plus C(n/2, k/2) union positions × \
          k·(n−k) moves × 10·k·(n−k) for the replies; per probe C(m+1, k) × 100·k·(m+1−k) for the \
          highest square m (the memoised solver's hash map); saturating (about a nanosecond a step)";
-    const SOURCES: &'static [&'static str] =
-        &["games/welter.rs", "games/impartial.rs", "census/welter.rs"];
+    const SOURCES: &'static [&'static str] = &["games/welter.rs", "games/impartial.rs", "census/welter.rs"];
 
     fn validate(params: &WelterParams) -> Result<(), ParamError> {
         if params.coins.is_empty() {
@@ -330,11 +322,8 @@ impl Census for WelterCensus {
                     .hint(format!("the strip has at most {MAX_SQUARES} squares")));
             }
             if k > n {
-                return Err(ParamError::at(
-                    &["coins", &key],
-                    format!("{k} coins need at least {k} squares, got {n}"),
-                )
-                .hint("two coins may never share a square"));
+                return Err(ParamError::at(&["coins", &key], format!("{k} coins need at least {k} squares, got {n}"))
+                    .hint("two coins may never share a square"));
             }
             let rows = binom(n, k);
             if rows > MAX_ROW_POSITIONS {
@@ -358,8 +347,9 @@ impl Census for WelterCensus {
                         .hint(format!("squares are numbered 0..{}", MAX_SQUARES - 1)));
                 }
                 if seen & (1u64 << s) != 0 {
-                    return Err(ParamError::at(&["probe", &idx], format!("square {s} is named twice"))
-                        .hint("two coins may never share a square"));
+                    return Err(
+                        ParamError::at(&["probe", &idx], format!("square {s} is named twice")).hint("two coins may never share a square")
+                    );
                 }
                 seen |= 1u64 << s;
             }
@@ -479,11 +469,8 @@ mod tests {
                 row.unions += 1;
                 for q in p.options() {
                     row.moves_out_of_unions += 1;
-                    let back: Vec<_> = q
-                        .options()
-                        .into_iter()
-                        .filter(|r| r.squares().iter().all(|&s| r.squares().contains(&(s ^ 1))))
-                        .collect();
+                    let back: Vec<_> =
+                        q.options().into_iter().filter(|r| r.squares().iter().all(|&s| r.squares().contains(&(s ^ 1)))).collect();
                     row.moves_with_reply += u64::from(!back.is_empty());
                     row.moves_with_one_reply += u64::from(back.len() == 1);
                     row.moves_with_mirror_reply += u64::from(mirror_reply(p, q).is_some_and(|m| back.contains(&m)));

@@ -255,11 +255,10 @@ impl Census for WelterMatchings {
     const NAME: &'static str = "welter.matchings";
     const SUMMARY: &'static str =
         "Welter matchings: five greedy rules (tie ranges), the low-bit trie, uniqueness, replies from lost positions";
-    const PARAMS: &'static [ParamDoc] = &[ParamDoc {
-        name: "coins",
-        shape: "map of integer → integer",
-        doc: "number of coins (1..=10) → number of squares (coins..=24)",
-    }];
+    const PARAMS: &'static [ParamDoc] =
+        &[ParamDoc {
+            name: "coins", shape: "map of integer → integer", doc: "number of coins (1..=10) → number of squares (coins..=24)"
+        }];
     const COST_MODEL: &'static str = "per coin count n on s squares: C(s, n) positions × (n·s for the recursion \
          + n²·s² for replies + 5 rules × matchings(n) × (n/2)! × n³ for the brute-force tie check)";
     const SOURCES: &'static [&'static str] =
@@ -422,9 +421,7 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
                 if bits[0] == bits[1] && bits[1] == bits[2] {
                     four.all_three_part_alike += 1;
                 }
-                let odd: Vec<usize> = (0..3)
-                    .filter(|&i| bits[(i + 1) % 3] == bits[(i + 2) % 3] && bits[i] != bits[(i + 1) % 3])
-                    .collect();
+                let odd: Vec<usize> = (0..3).filter(|&i| bits[(i + 1) % 3] == bits[(i + 2) % 3] && bits[i] != bits[(i + 1) % 3]).collect();
                 if odd.len() == 1 {
                     four.exactly_two_part_alike += 1;
                     let m = &all[odd[0]];
@@ -481,8 +478,7 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
                             None => replies.moved_coin_unpaired += 1,
                             Some(q) => {
                                 let answered = (0..q).any(|u| {
-                                    after.0 & (1u64 << u) == 0
-                                        && value_of.get(&(after.0 & !(1u64 << q) | (1u64 << u))) == Some(&0)
+                                    after.0 & (1u64 << u) == 0 && value_of.get(&(after.0 & !(1u64 << q) | (1u64 << u))) == Some(&0)
                                 });
                                 if answered {
                                     replies.answered_by_partner += 1;
@@ -641,11 +637,7 @@ pub struct WelterPosition;
 
 fn matching_out(m: &Matching, value: u64, low: &Matching) -> MatchingOut {
     MatchingOut {
-        pairs: m
-            .pairs
-            .iter()
-            .map(|&(a, b)| PairOut { a, b, parting_bit: parting_bit(a, b), animating: animating(a, b) })
-            .collect(),
+        pairs: m.pairs.iter().map(|&(a, b)| PairOut { a, b, parting_bit: parting_bit(a, b), animating: animating(a, b) }).collect(),
         leftover: m.leftover,
         parting_bits: m.parting_bits(),
         reading: m.reading(),
@@ -660,11 +652,8 @@ impl Census for WelterPosition {
 
     const NAME: &'static str = "welter.position";
     const SUMMARY: &'static str = "One Welter position: value, low-bit matching and trie, every matching, each rule's choice";
-    const PARAMS: &'static [ParamDoc] = &[ParamDoc {
-        name: "squares",
-        shape: "list of integers",
-        doc: "the occupied squares: 1..=10 distinct squares, each below 40",
-    }];
+    const PARAMS: &'static [ParamDoc] =
+        &[ParamDoc { name: "squares", shape: "list of integers", doc: "the occupied squares: 1..=10 distinct squares, each below 40" }];
     const COST_MODEL: &'static str =
         "C(m+1, n) positions below the highest square m for the recursion × n·m options, plus matchings(n)·(n/2)!·n³";
     const SOURCES: &'static [&'static str] =
@@ -680,8 +669,9 @@ impl Census for WelterPosition {
                 return Err(ParamError::at(&["squares", &i.to_string()], format!("square {s} is not below {MAX_POSITION_SQUARE}")));
             }
             if sq[..i].contains(&s) {
-                return Err(ParamError::at(&["squares", &i.to_string()], format!("square {s} is repeated"))
-                    .hint("two coins never share a square"));
+                return Err(
+                    ParamError::at(&["squares", &i.to_string()], format!("square {s} is repeated")).hint("two coins never share a square")
+                );
             }
         }
         Ok(())

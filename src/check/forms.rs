@@ -152,7 +152,11 @@ fn parse_decimal(t: &str) -> Option<Q> {
         None => (false, t),
     };
     let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) || int.len() + frac.len() > 30 {
+    if int.is_empty()
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || int.len() + frac.len() > 30
+    {
         return None;
     }
     let digits: i128 = format!("{int}{frac}").parse().ok()?;
@@ -190,7 +194,10 @@ pub fn parse_num(text: &str) -> Option<Num> {
                     return None;
                 }
                 let v: i128 = groups.concat().parse().ok()?;
-                return Some(Num { value: Q::int(if negative { -v } else { v }), style: NumStyle::Digits { sep: Some(sep.into()), minus } });
+                return Some(Num {
+                    value: Q::int(if negative { -v } else { v }),
+                    style: NumStyle::Digits { sep: Some(sep.into()), minus },
+                });
             }
         }
         if !body.bytes().all(|b| b.is_ascii_digit()) || body.len() > 30 {
@@ -347,9 +354,13 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
             Verdict::WrongShape("\"N of M\" needs a share (a Ratio) or a two-element list; this path gives a single number".into())
         }
         (Form::List(_), _) => Verdict::WrongShape("a list was stated but the path gives a single value".into()),
-        (_, Computed::List(_)) => Verdict::WrongShape("the path gives a list; state its elements, e.g. `1, 4 and 10`, or index one with [i]".into()),
+        (_, Computed::List(_)) => {
+            Verdict::WrongShape("the path gives a list; state its elements, e.g. `1, 4 and 10`, or index one with [i]".into())
+        }
         (_, Computed::Range(..)) => Verdict::WrongShape("the path gives a range; state it as `A to B`".into()),
-        (_, Computed::Other(_)) => Verdict::WrongShape("the path gives something that is not a number; extend the path to a number inside it".into()),
+        (_, Computed::Other(_)) => {
+            Verdict::WrongShape("the path gives something that is not a number; extend the path to a number inside it".into())
+        }
         (Form::Truth(_), _) => Verdict::WrongShape("true/false was stated but the path gives a number".into()),
         (_, Computed::Bool(_)) => Verdict::WrongShape("the path gives true/false; state `true` or `false`, or use {{ assert … }}".into()),
         _ => Verdict::WrongShape("this form does not fit the computed value".into()),
@@ -418,15 +429,13 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
             Ok(format!("{}{j}{}", write_num(a, Q::int(*num))?, write_num(b, Q::int(*den))?))
         }
         (Form::Range(a, b), Computed::Range(x, y)) => Ok(format!("{} to {}", write_num(a, *x)?, write_num(b, *y)?)),
-        (Form::Range(a, b), Computed::List(l)) | (Form::OfTotal(a, b, _), Computed::List(l)) if l.len() == 2 => {
-            match (&l[0], &l[1]) {
-                (Computed::Number(x, _), Computed::Number(y, _)) => {
-                    let joiner = if let Form::OfTotal(_, _, j) = form { j.clone() } else { " to ".into() };
-                    Ok(format!("{}{joiner}{}", write_num(a, *x)?, write_num(b, *y)?))
-                }
-                _ => Err("the list does not hold two numbers".into()),
+        (Form::Range(a, b), Computed::List(l)) | (Form::OfTotal(a, b, _), Computed::List(l)) if l.len() == 2 => match (&l[0], &l[1]) {
+            (Computed::Number(x, _), Computed::Number(y, _)) => {
+                let joiner = if let Form::OfTotal(_, _, j) = form { j.clone() } else { " to ".into() };
+                Ok(format!("{}{joiner}{}", write_num(a, *x)?, write_num(b, *y)?))
             }
-        }
+            _ => Err("the list does not hold two numbers".into()),
+        },
         (Form::List(items), Computed::List(l)) => {
             let template = items.first().ok_or("an empty list")?;
             let mut parts = Vec::new();
@@ -461,7 +470,9 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
                     let pw = words::format(p, true).ok_or("too large")?;
                     format!("{pw} {}", if p == 1 { s } else { pl })
                 }
-                RatioStyle::In => format!("{} in {}", words::format(p, true).ok_or("too large")?, words::format(d, true).ok_or("too large")?),
+                RatioStyle::In => {
+                    format!("{} in {}", words::format(p, true).ok_or("too large")?, words::format(d, true).ok_or("too large")?)
+                }
             };
             Ok(capitalise(text, *capital))
         }

@@ -63,11 +63,9 @@ pub fn resolve(bound: &Bound, path: &Path) -> Result<Value, ResolveError> {
     for (i, s) in steps.iter().enumerate() {
         let here = owned.as_ref().unwrap_or(cur);
         let next = match (s, here) {
-            (Step::Key(k), Value::Object(m)) => m.get(k).cloned().ok_or_else(|| ResolveError {
-                step: done + i,
-                message: format!("no key `{k}`"),
-                hint: keys_of(here),
-            })?,
+            (Step::Key(k), Value::Object(m)) => {
+                m.get(k).cloned().ok_or_else(|| ResolveError { step: done + i, message: format!("no key `{k}`"), hint: keys_of(here) })?
+            }
             (Step::Index(n), Value::Array(a)) => a.get(*n).cloned().ok_or_else(|| ResolveError {
                 step: done + i,
                 message: format!("index [{n}] is past the end"),
@@ -75,7 +73,11 @@ pub fn resolve(bound: &Bound, path: &Path) -> Result<Value, ResolveError> {
             })?,
             (Step::Slice(a, b), Value::Array(l)) => {
                 if *b > l.len() {
-                    return Err(ResolveError { step: done + i, message: format!("slice [{a}..{b}] runs past the end"), hint: keys_of(here) });
+                    return Err(ResolveError {
+                        step: done + i,
+                        message: format!("slice [{a}..{b}] runs past the end"),
+                        hint: keys_of(here),
+                    });
                 }
                 Value::Array(l[*a..*b].to_vec())
             }

@@ -203,9 +203,8 @@ pub fn parse_path(s: &str, base: usize) -> Result<(Path, usize), ClaimSyntaxErro
                 i += 1 + end;
             }
             Some(b'[') => {
-                let close = s[i..].find(']').map(|c| i + c).ok_or_else(|| {
-                    err("unclosed `[`", i, "write an index as [3] or a slice as [0..4]")
-                })?;
+                let close =
+                    s[i..].find(']').map(|c| i + c).ok_or_else(|| err("unclosed `[`", i, "write an index as [3] or a slice as [0..4]"))?;
                 let inner = s[i + 1..close].trim();
                 let num = |t: &str| t.trim().parse::<usize>().ok();
                 let step = if let Some((a, b)) = inner.split_once("..") {
@@ -375,13 +374,7 @@ mod tests {
         assert_eq!(p.id, "small");
         assert_eq!(
             p.steps,
-            vec![
-                Step::Key("positions".into()),
-                Step::Key("2".into()),
-                Step::Index(3),
-                Step::Slice(1, 5),
-                Step::Key("with-x".into())
-            ]
+            vec![Step::Key("positions".into()), Step::Key("2".into()), Step::Index(3), Step::Slice(1, 5), Step::Key("with-x".into())]
         );
         assert!(parse_path("1abc", 0).is_err());
         assert!(parse_path("a[x]", 0).is_err());

@@ -94,8 +94,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 format!("in front matter: {}", e.message)
             };
             let r = super::char_span(source, at);
-            vec![Diagnostic::error(file, r, msg)
-                .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
+            vec![Diagnostic::error(file, r, msg).with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
         })?
     };
     let title_span = super::locate_keys(yaml, &["title"])

@@ -173,8 +173,7 @@ struct FigureHead {
 
 fn is_identifier(s: &str) -> bool {
     let mut cs = s.chars();
-    cs.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    cs.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && cs.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 /// Diagnostic for a YAML error inside a directive block.
@@ -186,12 +185,10 @@ pub fn block_yaml_diag(file: &str, block: &FencedBlock, e: &crate::yaml::YamlErr
         }
         _ => block.span.start..block.span.start + 1,
     };
-    Diagnostic::error(file, span, format!("{what}: {}", e.message))
-        .with_label("here")
-        .with_hint(match what {
-            "in this census block" => "a census block holds `id`, `run` and `with`; see `countersign list` for parameters",
-            _ => "a figure block holds id, from, plot, caption, alt and the kind's own keys",
-        })
+    Diagnostic::error(file, span, format!("{what}: {}", e.message)).with_label("here").with_hint(match what {
+        "in this census block" => "a census block holds `id`, `run` and `with`; see `countersign list` for parameters",
+        _ => "a figure block holds id, from, plot, caption, alt and the kind's own keys",
+    })
 }
 
 /// The span in the essay of the value of top-level `key` in a directive block.
@@ -200,7 +197,8 @@ pub fn block_key_span(block: &FencedBlock, key: &str) -> Range<usize> {
         Some(at) => {
             let line_end = block.content[at..].find('\n').map(|n| at + n).unwrap_or(block.content.len());
             let after_colon = block.content[at..line_end].find(':').map(|n| at + n + 1).unwrap_or(at);
-            let vstart = after_colon + (block.content[after_colon..line_end].len() - block.content[after_colon..line_end].trim_start().len());
+            let vstart =
+                after_colon + (block.content[after_colon..line_end].len() - block.content[after_colon..line_end].trim_start().len());
             let vend = vstart + block.content[vstart..line_end].trim_end().len();
             let (s, e) = if vend > vstart { (vstart, vend) } else { (at, at + key.len()) };
             block.source_offset(s)..block.source_offset(e)
@@ -297,18 +295,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                 .with_hint("name essays with letters or digits, e.g. `no-two-heaps.md`"),
         );
     }
-    let essay = Essay {
-        file: file.to_string(),
-        path,
-        slug,
-        source,
-        front,
-        body,
-        calls,
-        figures,
-        claims: sc.claims,
-        excluded: sc.excluded,
-    };
+    let essay = Essay { file: file.to_string(), path, slug, source, front, body, calls, figures, claims: sc.claims, excluded: sc.excluded };
     (Some(essay), diags)
 }
 
@@ -353,7 +340,9 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
                 } else {
                     e.io_error().map(|io| io.to_string()).unwrap_or_else(|| e.to_string())
                 };
-                diags.push(Diagnostic::error(p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"));
+                diags.push(
+                    Diagnostic::error(p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"),
+                );
             }
         }
     }
@@ -375,9 +364,13 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
                 let at = e.utf8_error().valid_up_to();
                 let byte = e.as_bytes()[at];
                 diags.push(
-                    Diagnostic::error(file, at..at + '\u{fffd}'.len_utf8(), format!("not UTF-8: invalid byte 0x{byte:02X} (byte {at} of the file)"))
-                        .with_label("not UTF-8")
-                        .with_hint("save the essay as UTF-8"),
+                    Diagnostic::error(
+                        file,
+                        at..at + '\u{fffd}'.len_utf8(),
+                        format!("not UTF-8: invalid byte 0x{byte:02X} (byte {at} of the file)"),
+                    )
+                    .with_label("not UTF-8")
+                    .with_hint("save the essay as UTF-8"),
                 );
                 continue;
             }
@@ -401,8 +394,12 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
         for j in 0..i {
             if essays[i].front.title == essays[j].front.title {
                 diags.push(
-                    Diagnostic::error(essays[i].file.clone(), essays[i].front.title_span.clone(), format!("duplicate title `{}`", essays[i].front.title))
-                        .with_hint(format!("{} has the same title; essays link to each other by title", essays[j].file)),
+                    Diagnostic::error(
+                        essays[i].file.clone(),
+                        essays[i].front.title_span.clone(),
+                        format!("duplicate title `{}`", essays[i].front.title),
+                    )
+                    .with_hint(format!("{} has the same title; essays link to each other by title", essays[j].file)),
                 );
             }
         }

@@ -82,9 +82,14 @@ pub fn scan(text: &str, base: usize) -> Scan {
                     if !fence_is_closed(&text[range.clone()]) {
                         let line_end = text[range.start..range.end].find('\n').map(|n| range.start + n).unwrap_or(range.end);
                         out.errors.push(ClaimSyntaxError {
-                            message: format!("unterminated code fence: this {} block is never closed", if word.is_empty() { "code" } else { word }),
+                            message: format!(
+                                "unterminated code fence: this {} block is never closed",
+                                if word.is_empty() { "code" } else { word }
+                            ),
                             span: base + range.start..base + line_end.max(range.start + 1),
-                            hint: "close the block with a line holding the same fence (``` or ~~~); until then the rest of the essay is code".into(),
+                            hint:
+                                "close the block with a line holding the same fence (``` or ~~~); until then the rest of the essay is code"
+                                    .into(),
                         });
                         continue;
                     }
@@ -109,11 +114,9 @@ pub fn scan(text: &str, base: usize) -> Scan {
                     b.content.push_str(&t);
                 }
             }
-            Event::Code(_)
-            | Event::Html(_)
-            | Event::InlineHtml(_)
-            | Event::InlineMath(_)
-            | Event::DisplayMath(_) => out.excluded.push(range),
+            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
+                out.excluded.push(range)
+            }
             Event::Start(Tag::HtmlBlock) => out.excluded.push(range),
             _ => {}
         }

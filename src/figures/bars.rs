@@ -140,7 +140,10 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         return Err(FigureError::data("nothing to draw", hint));
     }
     if series.len() * groups.len() > MAX_BARS {
-        return Err(FigureError::data(format!("{} bars is over the limit of {MAX_BARS}", series.len() * groups.len()), "pick fewer series or groups"));
+        return Err(FigureError::data(
+            format!("{} bars is over the limit of {MAX_BARS}", series.len() * groups.len()),
+            "pick fewer series or groups",
+        ));
     }
     if let Some(l) = &o.labels {
         if l.len() != series.len() {
@@ -170,9 +173,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         };
         heights[si][gi] = (v, u);
     }
-    let top = o.y_max.unwrap_or_else(|| {
-        heights.iter().flatten().flat_map(|(v, u)| [*v, *u]).flatten().fold(0.0f64, f64::max)
-    });
+    let top = o.y_max.unwrap_or_else(|| heights.iter().flatten().flat_map(|(v, u)| [*v, *u]).flatten().fold(0.0f64, f64::max));
     let top = if top.is_finite() && top > 0.0 { top } else { 1.0 };
 
     let bar_w: u32 = 14;
@@ -192,7 +193,15 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             .map_err(fail)?;
         let label_style = ("sans-serif", 15).into_font().color(&palette::INK);
         let percent = o.percent;
-        let y_fmt = move |y: &f64| if percent { format!("{:.0}%", y * 100.0) } else if y.fract() == 0.0 { format!("{y:.0}") } else { format!("{y:.2}") };
+        let y_fmt = move |y: &f64| {
+            if percent {
+                format!("{:.0}%", y * 100.0)
+            } else if y.fract() == 0.0 {
+                format!("{y:.0}")
+            } else {
+                format!("{y:.2}")
+            }
+        };
         let mut mesh = chart.configure_mesh();
         mesh.disable_x_mesh()
             .disable_x_axis()
@@ -217,9 +226,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
                     chart.draw_series(std::iter::once(Rectangle::new([(x0, 0.0), (x1, v)], colour.filled()))).map_err(fail)?;
                     if let Some(u) = u {
                         if u > v {
-                            chart
-                                .draw_series(std::iter::once(Rectangle::new([(x0, v), (x1, u)], colour.stroke_width(1))))
-                                .map_err(fail)?;
+                            chart.draw_series(std::iter::once(Rectangle::new([(x0, v), (x1, u)], colour.stroke_width(1)))).map_err(fail)?;
                         }
                     }
                 }
@@ -275,7 +282,9 @@ mod tests {
             "outermost": {"2": {"lo": {"num": 1, "den": 1}, "hi": {"num": 1, "den": 1}}, "4": {"lo": {"num": 501, "den": 1001}, "hi": {"num": 501, "den": 1001}}},
             "closest": {"2": {"lo": {"num": 1, "den": 1}, "hi": {"num": 1, "den": 1}}, "4": {"lo": {"num": 317, "den": 1001}, "hi": {"num": 405, "den": 1001}}}
         });
-        let o = opts(json!({"value": "lo", "upto": "hi", "percent": true, "y_max": 1.0, "x_label": "coins", "labels": ["outermost first", "closest numbers"]}));
+        let o = opts(
+            json!({"value": "lo", "upto": "hi", "percent": true, "y_max": 1.0, "x_label": "coins", "labels": ["outermost first", "closest numbers"]}),
+        );
         let a = draw(&data, &o, &meta()).unwrap();
         assert_eq!(a, draw(&data, &o, &meta()).unwrap());
         let Drawn::Svg(s) = a else { panic!("svg") };

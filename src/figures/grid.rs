@@ -59,7 +59,10 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         return Err(FigureError::data("the grid is empty", shape_hint));
     }
     if height > MAX_SIDE || width > MAX_SIDE {
-        return Err(FigureError::data(format!("the grid is {width} by {height}; the most drawn is {MAX_SIDE} a side"), "plot a slice of the result"));
+        return Err(FigureError::data(
+            format!("the grid is {width} by {height}; the most drawn is {MAX_SIDE} a side"),
+            "plot a slice of the result",
+        ));
     }
     let max = cells.iter().flatten().flatten().fold(0.0f64, |m, &v| m.max(v));
     let cell = if width.max(height) <= 24 { 28 } else { (700 / width.max(height)).max(3) } as u32;

@@ -50,19 +50,14 @@ pub const MAX_SERIES: usize = palette::SERIES.len();
 /// Most points drawn over all series.
 pub const MAX_POINTS: usize = 50_000;
 
-const SHAPE_HINT: &str =
-    "lines needs a list of series {name, points: [[x, y], …]} or an object name → points";
+const SHAPE_HINT: &str = "lines needs a list of series {name, points: [[x, y], …]} or an object name → points";
 
 fn points(name: &str, v: &Value) -> Result<Vec<(f64, f64)>, FigureError> {
-    let list = v
-        .as_array()
-        .ok_or_else(|| FigureError::data(format!("the points of series {name:?} are not a list"), SHAPE_HINT))?;
+    let list = v.as_array().ok_or_else(|| FigureError::data(format!("the points of series {name:?} are not a list"), SHAPE_HINT))?;
     let mut out = Vec::with_capacity(list.len());
     for (i, p) in list.iter().enumerate() {
         let xy = p.as_array().filter(|a| a.len() == 2).and_then(|a| Some((number(&a[0])?, number(&a[1])?)));
-        out.push(xy.ok_or_else(|| {
-            FigureError::data(format!("point {i} of series {name:?} is not a pair of numbers"), SHAPE_HINT)
-        })?);
+        out.push(xy.ok_or_else(|| FigureError::data(format!("point {i} of series {name:?} is not a pair of numbers"), SHAPE_HINT))?);
     }
     Ok(out)
 }
@@ -80,9 +75,7 @@ fn series(data: &Value) -> Result<Vec<Named>, FigureError> {
                     .get("name")
                     .and_then(Value::as_str)
                     .ok_or_else(|| FigureError::data(format!("series {i} has no name"), SHAPE_HINT))?;
-                let pts = s
-                    .get("points")
-                    .ok_or_else(|| FigureError::data(format!("series {name:?} has no points"), SHAPE_HINT))?;
+                let pts = s.get("points").ok_or_else(|| FigureError::data(format!("series {name:?} has no points"), SHAPE_HINT))?;
                 Ok((name.to_string(), points(name, pts)?))
             })
             .collect(),
@@ -129,10 +122,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         return Err(FigureError::data("there are no points to draw", SHAPE_HINT));
     }
     if all.len() > MAX_SERIES {
-        return Err(FigureError::data(
-            format!("{} series; the most drawn is {MAX_SERIES}", all.len()),
-            "pick a few with `series:`",
-        ));
+        return Err(FigureError::data(format!("{} series; the most drawn is {MAX_SERIES}", all.len()), "pick a few with `series:`"));
     }
     let total: usize = all.iter().map(|(_, p)| p.len()).sum();
     if total > MAX_POINTS {
@@ -194,9 +184,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         }
         mesh.axis_desc_style(label_style.clone()).draw().map_err(draw_err)?;
         for &z in &baselines {
-            chart
-                .draw_series(LineSeries::new([(x0, z), (x1, z)], palette::FAINT.stroke_width(1)))
-                .map_err(draw_err)?;
+            chart.draw_series(LineSeries::new([(x0, z), (x1, z)], palette::FAINT.stroke_width(1))).map_err(draw_err)?;
         }
         for (i, (name, pts)) in all.iter().enumerate() {
             let colour = palette::SERIES[i % palette::SERIES.len()];
@@ -208,8 +196,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             } else {
                 chart.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>()).map_err(draw_err)?
             };
-            anno.label(name.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled()));
+            anno.label(name.as_str()).legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], colour.filled()));
         }
         chart
             .configure_series_labels()

@@ -125,7 +125,11 @@ pub fn finish_svg(svg: &str, meta: &Meta) -> String {
         faint = palette::FAINT_HEX
     );
     let head = &svg[..open_end];
-    let head = if head.contains("role=") { head.to_string() } else { format!("{head} role=\"img\" aria-labelledby=\"{id}-title {id}-desc\"", id = xml_escape(meta.id)) };
+    let head = if head.contains("role=") {
+        head.to_string()
+    } else {
+        format!("{head} role=\"img\" aria-labelledby=\"{id}-title {id}-desc\"", id = xml_escape(meta.id))
+    };
     format!(
         "{head}><title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>{style}{}",
         xml_escape(meta.caption),

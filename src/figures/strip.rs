@@ -166,7 +166,10 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         .max()
         .unwrap_or(0);
     if highest >= MAX_LENGTH {
-        return Err(FigureError::data(format!("square {highest} is beyond the longest strip drawn ({MAX_LENGTH} squares)"), "draw a shorter strip"));
+        return Err(FigureError::data(
+            format!("square {highest} is beyond the longest strip drawn ({MAX_LENGTH} squares)"),
+            "draw a shorter strip",
+        ));
     }
     let length = o.length.unwrap_or(highest + 2);
     if length > MAX_LENGTH {
@@ -203,8 +206,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             }
             for s in 0..length as i32 {
                 let x = label_w + s * cell;
-                root.draw(&Rectangle::new([(x, base), (x + cell, base + cell)], palette::FAINT.stroke_width(1)))
-                    .map_err(fail)?;
+                root.draw(&Rectangle::new([(x, base), (x + cell, base + cell)], palette::FAINT.stroke_width(1))).map_err(fail)?;
                 root.draw(&Text::new(s.to_string(), (x + cell / 2, base + cell + 4), small.clone())).map_err(fail)?;
             }
             for (i, &(a, b, ref text)) in pairs.iter().enumerate() {
@@ -222,8 +224,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
                     .collect();
                 root.draw(&PathElement::new(points, colour.stroke_width(2))).map_err(fail)?;
                 if let Some(t) = text {
-                    root.draw(&Text::new(t.clone(), (cx.round() as i32, (y0 - ry).round() as i32 - 3), arc_text.clone()))
-                        .map_err(fail)?;
+                    root.draw(&Text::new(t.clone(), (cx.round() as i32, (y0 - ry).round() as i32 - 3), arc_text.clone())).map_err(fail)?;
                 }
             }
             for &s in &coins {

@@ -209,19 +209,22 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
             })
             .collect(),
         None => match rows[0].1 {
-            Value::Object(m) => m
-                .iter()
-                .filter(|(_, v)| default_column(v))
-                .map(|(k, _)| (k.clone(), k.clone(), Format::Number))
-                .collect(),
+            Value::Object(m) => m.iter().filter(|(_, v)| default_column(v)).map(|(k, _)| (k.clone(), k.clone(), Format::Number)).collect(),
             _ => vec![(String::new(), String::new(), Format::Number)],
         },
     };
     if columns.is_empty() {
-        return Err(FigureError { message: "no columns to show".into(), key: Some("columns".into()), hint: "name them under `columns:`".into() });
+        return Err(FigureError {
+            message: "no columns to show".into(),
+            key: Some("columns".into()),
+            hint: "name them under `columns:`".into(),
+        });
     }
     if rows.len().saturating_mul(columns.len() + 1) > MAX_CELLS {
-        return Err(FigureError::data(format!("{} rows by {} columns is over {MAX_CELLS} cells", rows.len(), columns.len()), "show a slice of the result"));
+        return Err(FigureError::data(
+            format!("{} rows by {} columns is over {MAX_CELLS} cells", rows.len(), columns.len()),
+            "show a slice of the result",
+        ));
     }
     let with_keys = o.keys && rows.iter().any(|(k, _)| k.is_some());
     // Build a matrix of text: header row then body rows.
@@ -250,8 +253,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
         let mut all = vec![header];
         all.extend(body);
         let width = all.iter().map(Vec::len).max().unwrap_or(0);
-        let t: Vec<Vec<String>> =
-            (0..width).map(|c| all.iter().map(|r| r.get(c).cloned().unwrap_or_default()).collect()).collect();
+        let t: Vec<Vec<String>> = (0..width).map(|c| all.iter().map(|r| r.get(c).cloned().unwrap_or_default()).collect()).collect();
         let mut it = t.into_iter();
         let h = it.next().unwrap_or_default();
         (h, it.collect())

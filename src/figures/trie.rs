@@ -113,9 +113,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     let mut leaves = 0.0;
     build(numbers.clone(), 0, 0, &mut nodes, &mut leaves);
     if let Some(path) = &o.nodes {
-        let list = at(data, path)
-            .and_then(Value::as_array)
-            .ok_or_else(|| err("nodes", format!("no list of nodes at `{path}`"), "point `nodes` at a list of {bit, residue, pair} objects"))?;
+        let list = at(data, path).and_then(Value::as_array).ok_or_else(|| {
+            err("nodes", format!("no list of nodes at `{path}`"), "point `nodes` at a list of {bit, residue, pair} objects")
+        })?;
         for m in list {
             let (Some(bit), Some(residue)) = (m.get("bit").and_then(Value::as_u64), m.get("residue").and_then(Value::as_u64)) else {
                 return Err(err("nodes", format!("a node lacks bit or residue: {m}"), "each node needs integer `bit` and `residue`"));
@@ -123,7 +123,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             let found = nodes
                 .iter_mut()
                 .find(|n| n.depth as u64 == bit && n.residue == residue && n.children.iter().all(Option::is_some))
-                .ok_or_else(|| err("nodes", format!("no node where numbers part at bit {bit}, residue {residue}"), "nodes are where two branches meet"))?;
+                .ok_or_else(|| {
+                    err("nodes", format!("no node where numbers part at bit {bit}, residue {residue}"), "nodes are where two branches meet")
+                })?;
             found.pair = m.get("pair").and_then(pair_text);
             found.odd = m.get("odd").and_then(Value::as_bool).unwrap_or(false);
         }
@@ -157,8 +159,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
                     let (mx, my) = ((x + cx) / 2, (y + cy) / 2);
                     let hpos = if side == 0 { HPos::Right } else { HPos::Left };
                     let dx = if side == 0 { -4 } else { 4 };
-                    root.draw(&Text::new(side.to_string(), (mx + dx, my), faint.pos(Pos::new(hpos, VPos::Center))))
-                        .map_err(fail)?;
+                    root.draw(&Text::new(side.to_string(), (mx + dx, my), faint.pos(Pos::new(hpos, VPos::Center)))).map_err(fail)?;
                 }
             }
         }

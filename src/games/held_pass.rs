@@ -476,13 +476,7 @@ impl Slices {
 
     /// [`Slices::compute`] with `bsize` middle heaps per block (raised to more than
     /// `a_max`) and `threads` groups of slices; for tests of the pipeline.
-    fn compute_in(
-        a_max: u32,
-        n: u32,
-        bsize: usize,
-        threads: usize,
-        mut keep_going: impl FnMut(u64, u64) -> bool,
-    ) -> Option<Slices> {
+    fn compute_in(a_max: u32, n: u32, bsize: usize, threads: usize, mut keep_going: impl FnMut(u64, u64) -> bool) -> Option<Slices> {
         use rayon::prelude::*;
         let n = n.min(SLICES_MAX_HEAP);
         let a_max = a_max.min(SLICES_MAX).min(n);
@@ -527,11 +521,8 @@ impl Slices {
             let hi_k = t.min(nb - 1);
             let blk = &mut blocks[lo_k..=hi_k];
             let grp = &mut groups[t - hi_k..=t - lo_k];
-            let work: Vec<(&mut Group, usize, &mut Vec<u32>)> = grp
-                .iter_mut()
-                .zip(blk.iter_mut().enumerate().rev())
-                .map(|(gr, (off, block))| (gr, lo_k + off, block))
-                .collect();
+            let work: Vec<(&mut Group, usize, &mut Vec<u32>)> =
+                grp.iter_mut().zip(blk.iter_mut().enumerate().rev()).map(|(gr, (off, block))| (gr, lo_k + off, block)).collect();
             work.into_par_iter().for_each(|(gr, k, block)| gr.run_block(k, block, nn, bsize, h));
         }
         Some(Slices { a_max, n, h, bsize, blocks })

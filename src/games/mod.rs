@@ -4,9 +4,9 @@
 //! depends on serde. Each game is one module; fast methods and their plain-recursion
 //! twins are separate functions sharing no memo and no move generator.
 
+pub mod held_pass;
 pub mod impartial;
 pub mod moore;
 pub mod nim;
 pub mod sylver;
 pub mod welter;
-pub mod held_pass;

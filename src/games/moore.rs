@@ -187,19 +187,7 @@ fn leave_sizes(
     }
     for s in from.max(lo)..v {
         added.push(s);
-        leave_sizes(
-            p,
-            groups,
-            gi,
-            moves,
-            left - 1,
-            lo,
-            s,
-            v,
-            removed,
-            added,
-            out,
-        );
+        leave_sizes(p, groups, gi, moves, left - 1, lo, s, v, removed, added, out);
         added.pop();
     }
 }
@@ -272,9 +260,7 @@ pub fn capped_rule_lost(heaps: &[u32], k: u32, cap: u32, columns: Columns) -> bo
     let c1 = u64::from(cap) + 1;
     let residues: Vec<u64> = heaps.iter().map(|&h| u64::from(h) % c1).collect();
     match columns {
-        Columns::Binary => {
-            (0..64).all(|b| residues.iter().map(|&r| (r >> b) & 1).sum::<u64>() % m == 0)
-        }
+        Columns::Binary => (0..64).all(|b| residues.iter().map(|&r| (r >> b) & 1).sum::<u64>() % m == 0),
         Columns::BaseK1 => {
             let mut rs = residues;
             while rs.iter().any(|&r| r > 0) {
@@ -343,17 +329,10 @@ impl Index {
         let term = (0..heaps)
             .map(|i| {
                 let rest = (heaps - 1 - i) as u64;
-                (0..=u64::from(counters))
-                    .map(|a| binomial(rest + a, rest + 1))
-                    .collect()
+                (0..=u64::from(counters)).map(|a| binomial(rest + a, rest + 1)).collect()
             })
             .collect();
-        Some(Index {
-            heaps,
-            counters,
-            term,
-            len,
-        })
+        Some(Index { heaps, counters, term, len })
     }
 
     /// Number of positions indexed (the empty position included).
@@ -378,10 +357,7 @@ impl Index {
 
     /// Rank of a padded nonincreasing list of length `max_heaps` (no checks).
     fn rank_desc(&self, desc: &[u8]) -> u64 {
-        desc.iter()
-            .enumerate()
-            .map(|(i, &a)| self.term[i][a as usize])
-            .sum()
+        desc.iter().enumerate().map(|(i, &a)| self.term[i][a as usize]).sum()
     }
 
     /// Rank of the position `heaps` (any order, zeros ignored); `None` when it has more
@@ -402,11 +378,7 @@ impl Index {
     /// Every position in rank order, each in canonical (nondecreasing) form; the first is
     /// the empty position.
     pub fn positions(&self) -> Positions<'_> {
-        Positions {
-            index: self,
-            desc: vec![0u8; self.heaps],
-            started: false,
-        }
+        Positions { index: self, desc: vec![0u8; self.heaps], started: false }
     }
 }
 
@@ -442,14 +414,7 @@ impl Iterator for Positions<'_> {
         } else {
             self.started = true;
         }
-        Some(
-            self.desc
-                .iter()
-                .rev()
-                .filter(|&&a| a > 0)
-                .map(|&a| u32::from(a))
-                .collect(),
-        )
+        Some(self.desc.iter().rev().filter(|&&a| a > 0).map(|&a| u32::from(a)).collect())
     }
 }
 
@@ -507,13 +472,7 @@ impl Solved {
 /// the sweep and `solve` returns `None`. `None` also when the index cannot be built (see
 /// [`Index::new`]) or `moves.k` is 0. Memory: two bits per position. Time: the number of
 /// positions plus, for each loss, its number of predecessors times the list length.
-pub fn solve(
-    max_heaps: usize,
-    max_counters: u32,
-    moves: Moves,
-    play: Play,
-    progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Option<Solved> {
+pub fn solve(max_heaps: usize, max_counters: u32, moves: Moves, play: Play, progress: &mut dyn FnMut(u64, u64) -> bool) -> Option<Solved> {
     let index = Index::new(max_heaps, max_counters)?;
     if moves.k == 0 || moves.cap == Some(0) {
         return None;
@@ -612,17 +571,7 @@ impl Marker<'_> {
     /// Raise `t` entries from `at` on to a nondecreasing list of sizes in `from..=hi`,
     /// then continue with the next group.
     #[allow(clippy::too_many_arguments)]
-    fn raise_entries(
-        &mut self,
-        gi: usize,
-        at: usize,
-        t: usize,
-        from: u8,
-        hi: u8,
-        budget: usize,
-        any: bool,
-        won: &mut [u64],
-    ) {
+    fn raise_entries(&mut self, gi: usize, at: usize, t: usize, from: u8, hi: u8, budget: usize, any: bool, won: &mut [u64]) {
         if t == 0 {
             self.raise_group(gi + 1, budget, any, won);
             return;
@@ -650,13 +599,7 @@ mod tests {
             }
             let idx: Vec<usize> = (0..n).filter(|i| mask >> i & 1 == 1).collect();
             let mut q = p.to_vec();
-            fn rec(
-                q: &mut Vec<u32>,
-                p: &[u32],
-                idx: &[usize],
-                moves: Moves,
-                out: &mut BTreeSet<Vec<u32>>,
-            ) {
+            fn rec(q: &mut Vec<u32>, p: &[u32], idx: &[usize], moves: Moves, out: &mut BTreeSet<Vec<u32>>) {
                 match idx.split_first() {
                     None => {
                         out.insert(canonical(q));
@@ -681,26 +624,12 @@ mod tests {
 
     #[test]
     fn options_are_distinct_and_complete() {
-        for moves in [
-            Moves::moore(1),
-            Moves::moore(2),
-            Moves::moore(3),
-            Moves::capped(2, 2),
-            Moves::capped(3, 1),
-        ] {
+        for moves in [Moves::moore(1), Moves::moore(2), Moves::moore(3), Moves::capped(2, 2), Moves::capped(3, 1)] {
             for p in all_positions(4, 5) {
                 let got = options(&p, moves);
                 let set: BTreeSet<Vec<u32>> = got.iter().cloned().collect();
-                assert_eq!(
-                    set.len(),
-                    got.len(),
-                    "duplicate option from {p:?} under {moves:?}"
-                );
-                assert_eq!(
-                    set,
-                    brute_options(&p, moves),
-                    "options of {p:?} under {moves:?}"
-                );
+                assert_eq!(set.len(), got.len(), "duplicate option from {p:?} under {moves:?}");
+                assert_eq!(set, brute_options(&p, moves), "options of {p:?} under {moves:?}");
             }
         }
     }
@@ -744,11 +673,7 @@ mod tests {
         let mut plain = Plain::new(moves, play);
         for p in solved.index().positions() {
             let fast = solved.lost(&p).unwrap();
-            assert_eq!(
-                fast,
-                plain.lost(&p),
-                "first difference at {p:?}, {moves:?}, {play:?}"
-            );
+            assert_eq!(fast, plain.lost(&p), "first difference at {p:?}, {moves:?}, {play:?}");
         }
     }
 
@@ -791,16 +716,8 @@ mod tests {
             let normal = solve(6, 7, Moves::moore(k), Play::Normal, &mut |_, _| true).unwrap();
             let misere = solve(6, 7, Moves::moore(k), Play::Misere, &mut |_, _| true).unwrap();
             for p in normal.index().positions() {
-                assert_eq!(
-                    normal.lost(&p).unwrap(),
-                    column_rule_lost(&p, k),
-                    "normal, k={k}, {p:?}"
-                );
-                assert_eq!(
-                    misere.lost(&p).unwrap(),
-                    patched_rule_lost(&p, k),
-                    "misère, k={k}, {p:?}"
-                );
+                assert_eq!(normal.lost(&p).unwrap(), column_rule_lost(&p, k), "normal, k={k}, {p:?}");
+                assert_eq!(misere.lost(&p).unwrap(), patched_rule_lost(&p, k), "misère, k={k}, {p:?}");
             }
         }
     }
@@ -829,11 +746,7 @@ mod tests {
         for c in 1..=4 {
             let s = solve(4, 10, Moves::capped(1, c), Play::Normal, &mut |_, _| true).unwrap();
             for p in s.index().positions() {
-                assert_eq!(
-                    s.lost(&p).unwrap(),
-                    capped_rule_lost(&p, 1, c, Columns::Binary),
-                    "c={c}, {p:?}"
-                );
+                assert_eq!(s.lost(&p).unwrap(), capped_rule_lost(&p, 1, c, Columns::Binary), "c={c}, {p:?}");
             }
         }
     }

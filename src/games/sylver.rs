@@ -177,8 +177,7 @@ impl Semigroup {
     /// tested against it.
     pub fn is_pseudo_symmetric(self) -> bool {
         let Some(f) = self.frobenius() else { return false };
-        f % 2 == 0
-            && (0..=f).all(|n| 2 * n == f || self.contains(n as u64) != self.contains((f - n) as u64))
+        f % 2 == 0 && (0..=f).all(|n| 2 * n == f || self.contains(n as u64) != self.contains((f - n) as u64))
     }
 
     /// The legal moves in increasing order: every gap except 1 (naming 1 loses at once).
@@ -209,11 +208,7 @@ impl Semigroup {
     /// must be below [`MAX_GENUS`] (then every such a is at most 2g + 1 ≤ 63).
     pub fn children(self) -> Vec<Semigroup> {
         let f = self.frobenius().map_or(0, |f| f + 1);
-        self.minimal_generators()
-            .into_iter()
-            .filter(|&a| a >= f && a < 64)
-            .map(|a| Semigroup(self.0 | (1u64 << a)))
-            .collect()
+        self.minimal_generators().into_iter().filter(|&a| a >= f && a < 64).map(|a| Semigroup(self.0 | (1u64 << a))).collect()
     }
 
     /// The parent in the semigroup tree, S ∪ {F}; `None` for ℕ.
@@ -429,10 +424,7 @@ mod tests {
     use super::*;
 
     /// OEIS A007323, genus 0..=20.
-    const A007323: [usize; 21] = [
-        1, 1, 2, 4, 7, 12, 23, 39, 67, 118, 204, 343, 592, 1001, 1693, 2857, 4806, 8045, 13467,
-        22464, 37396,
-    ];
+    const A007323: [usize; 21] = [1, 1, 2, 4, 7, 12, 23, 39, 67, 118, 204, 343, 592, 1001, 1693, 2857, 4806, 8045, 13467, 22464, 37396];
 
     fn sg(gens: &[u64]) -> Semigroup {
         Semigroup::generated_by(gens).expect("a numerical semigroup")
@@ -546,11 +538,7 @@ mod tests {
             assert_eq!(s.minimal_generators(), gens, "generators of {gaps:?}");
             assert_eq!(Semigroup::generated_by(&gens.iter().map(|&a| a as u64).collect::<Vec<_>>()), Some(s));
             // Pseudo-Frobenius numbers by the definition.
-            let pf: Vec<u32> = gaps
-                .iter()
-                .copied()
-                .filter(|&x| positive.iter().all(|&p| s.contains((x + p) as u64)))
-                .collect();
+            let pf: Vec<u32> = gaps.iter().copied().filter(|&x| positive.iter().all(|&p| s.contains((x + p) as u64))).collect();
             assert_eq!(s.pseudo_frobenius(), pf, "pseudo-Frobenius numbers of {gaps:?}");
             // Closed forms against the scans.
             if let Some(f) = s.frobenius() {
@@ -559,11 +547,7 @@ mod tests {
                 assert_eq!(s.is_symmetric(), f + 1 == 2 * g, "symmetry of {gaps:?}");
                 assert_eq!(s.is_symmetric(), pf == vec![f], "symmetry by type of {gaps:?}");
                 assert_eq!(s.is_pseudo_symmetric(), f + 2 == 2 * g, "pseudo-symmetry of {gaps:?}");
-                assert_eq!(
-                    s.is_pseudo_symmetric(),
-                    f % 2 == 0 && pf == vec![f / 2, f],
-                    "pseudo-symmetry by type of {gaps:?}"
-                );
+                assert_eq!(s.is_pseudo_symmetric(), f % 2 == 0 && pf == vec![f / 2, f], "pseudo-symmetry by type of {gaps:?}");
             }
             assert_eq!(pairs_off_by_scan(s), is_paired(s), "pairing test at {gaps:?}");
             assert_eq!(

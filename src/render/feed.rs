@@ -40,8 +40,16 @@ pub fn atom(title: &str, description: &str, base_url: &str, essays: &[FeedEssay]
     if !description.is_empty() {
         s.push_str(&format!("<subtitle>{}</subtitle>\n", escape(description)));
     }
-    s.push_str(&format!("<link rel=\"self\" href=\"{}\"/>\n<link href=\"{}\"/>\n", escape(&url(base_url, "feed.xml")), escape(&url(base_url, ""))));
-    s.push_str(&format!("<id>{}</id>\n<updated>{updated}T00:00:00Z</updated>\n<author><name>{}</name></author>\n", escape(&site_id), escape(title)));
+    s.push_str(&format!(
+        "<link rel=\"self\" href=\"{}\"/>\n<link href=\"{}\"/>\n",
+        escape(&url(base_url, "feed.xml")),
+        escape(&url(base_url, ""))
+    ));
+    s.push_str(&format!(
+        "<id>{}</id>\n<updated>{updated}T00:00:00Z</updated>\n<author><name>{}</name></author>\n",
+        escape(&site_id),
+        escape(title)
+    ));
     for e in dated {
         let link = url(base_url, &format!("{}/", e.slug));
         let id = if base_url.is_empty() { format!("urn:countersign:essay:{}", e.slug) } else { link.clone() };
@@ -67,7 +75,8 @@ pub fn sitemap(base_url: &str, essays: &[FeedEssay], extra: &[String]) -> Option
     if base_url.is_empty() {
         return None;
     }
-    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
+    let mut s =
+        String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n");
     s.push_str(&format!("<url><loc>{}</loc></url>\n", escape(&url(base_url, ""))));
     for p in extra {
         s.push_str(&format!("<url><loc>{}</loc></url>\n", escape(&url(base_url, p))));

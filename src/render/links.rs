@@ -113,7 +113,10 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                                 }
                                 None => {
                                     let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
-                                    r.diags.push(err(format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }), format!("headings: {}", ids.join(", "))));
+                                    r.diags.push(err(
+                                        format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }),
+                                        format!("headings: {}", ids.join(", ")),
+                                    ));
                                 }
                             }
                         }
@@ -134,7 +137,8 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                             if !r.cited.contains(key) {
                                 r.cited.push(key.clone());
                             }
-                            let mut text = if *year_only { e.year.map(|y| y.to_string()).unwrap_or_else(|| e.names.clone()) } else { e.short() };
+                            let mut text =
+                                if *year_only { e.year.map(|y| y.to_string()).unwrap_or_else(|| e.names.clone()) } else { e.short() };
                             if let Some(l) = loc {
                                 text.push_str(", ");
                                 text.push_str(l);
@@ -145,7 +149,11 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                             let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
                             r.diags.push(err(
                                 format!("no bibliography entry `{key}`"),
-                                if known.is_empty() { "add it to references.yaml at the site root (hayagriva's YAML format)".to_string() } else { format!("keys in references.yaml: {}", known.join(", ")) },
+                                if known.is_empty() {
+                                    "add it to references.yaml at the site root (hayagriva's YAML format)".to_string()
+                                } else {
+                                    format!("keys in references.yaml: {}", known.join(", "))
+                                },
                             ));
                             items.push(escape(key));
                         }
@@ -164,7 +172,10 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                 Some(e) => (format!("<a class=\"xref\" href=\"#{}\">equation ({})</a>", escape(&e.id), e.number), String::new()),
                 None => {
                     let names: Vec<&str> = body.equations.iter().filter_map(|e| e.label.as_deref()).collect();
-                    r.diags.push(err(format!("no equation labelled `{name}` in this essay"), format!("label a display equation with \\label{{eq:{name}}}; labels: {}", names.join(", "))));
+                    r.diags.push(err(
+                        format!("no equation labelled `{name}` in this essay"),
+                        format!("label a display equation with \\label{{eq:{name}}}; labels: {}", names.join(", ")),
+                    ));
                     (format!("equation {}", escape(name)), String::new())
                 }
             },
@@ -221,7 +232,8 @@ mod tests {
 
     #[test]
     fn links_by_title_slug_and_heading() {
-        let (e, b) = body("See [[Nim where no two heaps match]], [[no-two-heaps#The proof|the proof]] and [there](essay:no-two-heaps#the-proof).\n");
+        let (e, b) =
+            body("See [[Nim where no two heaps match]], [[no-two-heaps#The proof|the proof]] and [there](essay:no-two-heaps#the-proof).\n");
         let bib = Bibliography::default();
         let t = targets();
         let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });

@@ -349,7 +349,9 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
                         diags.push(
                             Diagnostic::error(&essay.file, s..t, format!("LaTeX error: {}", e.message))
                                 .with_label("in this math")
-                                .with_hint("math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml"),
+                                .with_hint(
+                                    "math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml",
+                                ),
                         );
                         Event::Code(m.clone())
                     }

@@ -37,10 +37,8 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
 ];
 
 /// Built-in static files: (path, bytes).
-pub const BUILTIN_STATIC: &[(&str, &[u8])] = &[
-    ("style.css", include_bytes!("../../static/style.css")),
-    ("search.js", include_bytes!("../../static/search.js")),
-];
+pub const BUILTIN_STATIC: &[(&str, &[u8])] =
+    &[("style.css", include_bytes!("../../static/style.css")), ("search.js", include_bytes!("../../static/search.js"))];
 
 /// A ladder's display name from its anchor: `held-pass` → "Held pass".
 pub fn ladder_title(anchor: &str) -> String {
@@ -136,23 +134,25 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
         msg.push_str(&s.to_string());
         src = s.source();
     }
-    let file = msg
-        .split('\'')
-        .nth(1)
-        .filter(|n| n.ends_with(".html"))
-        .map(|n| format!("templates/{n}"))
-        .unwrap_or_else(|| what.to_string());
+    let file =
+        msg.split('\'').nth(1).filter(|n| n.ends_with(".html")).map(|n| format!("templates/{n}")).unwrap_or_else(|| what.to_string());
     // A parse error carries pest's snippet ("--> 3:20", "3 | text", "|  ^---", "= expected
     // …"): keep its position for the span (see `place_template_diag`) and only its words
     // for the message.
     let words: Vec<&str> = msg
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("-->") && !l.starts_with('|') && !(l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" |")))
+        .filter(|l| {
+            !l.is_empty()
+                && !l.starts_with("-->")
+                && !l.starts_with('|')
+                && !(l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" |"))
+        })
         .map(|l| l.strip_prefix("= ").unwrap_or(l))
         .map(|l| l.find("-->").map_or(l, |i| l[..i].trim_end()))
         .collect();
-    let mut d = Diagnostic::error(file, 0..0, words.join(" ")).with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
+    let mut d = Diagnostic::error(file, 0..0, words.join(" "))
+        .with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
     if let Some(pos) = msg.find("--> ").map(|i| &msg[i + 4..]) {
         let lc: Vec<usize> = pos.split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
         if let [l, c] = lc[..] {
@@ -185,7 +185,10 @@ fn place_template_diag(root: &Path, mut d: Diagnostic) -> Diagnostic {
     let mut files = vec![d.file.clone()];
     if let Ok(rd) = walkdir::WalkDir::new(root.join("templates")).sort_by_file_name().into_iter().collect::<Result<Vec<_>, _>>() {
         for e in rd.iter().filter(|e| e.file_type().is_file()) {
-            let rel = format!("templates/{}", e.path().strip_prefix(root.join("templates")).unwrap_or(e.path()).to_string_lossy().replace('\\', "/"));
+            let rel = format!(
+                "templates/{}",
+                e.path().strip_prefix(root.join("templates")).unwrap_or(e.path()).to_string_lossy().replace('\\', "/")
+            );
             if !files.contains(&rel) {
                 files.push(rel);
             }
@@ -267,8 +270,12 @@ fn draw_figures(input: &EssayInput, out: &mut Output, diags: &mut Vec<Diagnostic
             Ok(d) => d,
             Err(e) => {
                 diags.push(
-                    Diagnostic::error(&essay.file, f.from_span.clone(), format!("`{}` is not in the result of `{}`: {}", f.from, b.id, e.message))
-                        .with_hint(e.hint),
+                    Diagnostic::error(
+                        &essay.file,
+                        f.from_span.clone(),
+                        format!("`{}` is not in the result of `{}`: {}", f.from, b.id, e.message),
+                    )
+                    .with_hint(e.hint),
                 );
                 html.push(String::new());
                 continue;
@@ -286,17 +293,19 @@ fn draw_figures(input: &EssayInput, out: &mut Output, diags: &mut Vec<Diagnostic
                 ));
             }
             Ok(Drawn::Html(table)) => {
-                html.push(format!("<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\">{table}{caption}</figure>\n", id = escape(&f.id), alt = escape(&f.alt)));
+                html.push(format!(
+                    "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\">{table}{caption}</figure>\n",
+                    id = escape(&f.id),
+                    alt = escape(&f.alt)
+                ));
             }
             Err(e) => {
                 let span = match &e.key {
                     Some(k) => crate::content::block_key_span(&f.block, k),
                     None => f.from_span.clone(),
                 };
-                diags.push(
-                    Diagnostic::error(&essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
-                        .with_hint(e.hint),
-                );
+                diags
+                    .push(Diagnostic::error(&essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message)).with_hint(e.hint));
                 html.push(String::new());
             }
         }
@@ -341,8 +350,12 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
             if inputs.iter().any(|o| o.essay.slug == *a) {
                 let at = i.essay.source.find("anchor:").unwrap_or(0);
                 diags.push(
-                    Diagnostic::error(&i.essay.file, at..at + 7, format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"))
-                        .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
+                    Diagnostic::error(
+                        &i.essay.file,
+                        at..at + 7,
+                        format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
+                    )
+                    .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
                 );
             }
         }
@@ -423,7 +436,12 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
             Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/essay.html"))),
         }
         records.push(search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html));
-        feed_essays.push(feed::FeedEssay { slug: essay.slug.clone(), title: essay.front.title.clone(), summary: essay.front.summary.clone(), date: essay.front.date.clone() });
+        feed_essays.push(feed::FeedEssay {
+            slug: essay.slug.clone(),
+            title: essay.front.title.clone(),
+            summary: essay.front.summary.clone(),
+            date: essay.front.date.clone(),
+        });
         // Published results: the claimed values and capped census summaries.
         let claims: Vec<Value> = input
             .reports
@@ -446,7 +464,16 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
     }
     if !planned.is_empty() {
         let list: Vec<String> = planned.iter().map(|(t, f)| format!("“{t}” (linked from {})", f.join(", "))).collect();
-        diags.push(Diagnostic::warning(crate::site::config::FILE, 0..0, format!("{} planned essay{} linked to, shown as plain text: {}", planned.len(), if planned.len() == 1 { "" } else { "s" }, list.join("; "))));
+        diags.push(Diagnostic::warning(
+            crate::site::config::FILE,
+            0..0,
+            format!(
+                "{} planned essay{} linked to, shown as plain text: {}",
+                planned.len(),
+                if planned.len() == 1 { "" } else { "s" },
+                list.join("; ")
+            ),
+        ));
     }
     let ladder_list: Vec<Value> = ladders
         .iter()

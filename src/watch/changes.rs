@@ -70,7 +70,8 @@ impl Watch {
     pub fn new(root: &Path, on_event: impl Fn(notify::Result<Event>) + Send + 'static) -> notify::Result<Watch> {
         let mut watcher = notify::recommended_watcher(move |ev| on_event(ev))?;
         watcher.watch(root, RecursiveMode::NonRecursive)?;
-        let mut w = Watch { watcher, root: root.to_path_buf(), folders: BTreeSet::new(), outside: BTreeSet::new(), targets: BTreeSet::new() };
+        let mut w =
+            Watch { watcher, root: root.to_path_buf(), folders: BTreeSet::new(), outside: BTreeSet::new(), targets: BTreeSet::new() };
         w.refresh();
         Ok(w)
     }
@@ -103,7 +104,8 @@ impl Watch {
         for t in &targets {
             if let Some(parent) = t.parent() {
                 // The root is watched already (and must never be unwatched).
-                if parent != self.root && !self.outside.contains(parent) && self.watcher.watch(parent, RecursiveMode::NonRecursive).is_ok() {
+                if parent != self.root && !self.outside.contains(parent) && self.watcher.watch(parent, RecursiveMode::NonRecursive).is_ok()
+                {
                     self.outside.insert(parent.to_path_buf());
                 }
             }
@@ -166,7 +168,9 @@ impl Watch {
                         let _ = self.watcher.unwatch(p);
                     }
                 }
-                if matches!(ev.kind, EventKind::Remove(RemoveKind::File | RemoveKind::Any) | EventKind::Modify(ModifyKind::Name(_))) && !p.exists() {
+                if matches!(ev.kind, EventKind::Remove(RemoveKind::File | RemoveKind::Any) | EventKind::Modify(ModifyKind::Name(_)))
+                    && !p.exists()
+                {
                     pending.removed.insert(p.clone());
                 }
             }

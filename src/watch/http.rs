@@ -34,8 +34,14 @@ pub fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
             addr.port(),
             addr.ip()
         ),
-        io::ErrorKind::AddrNotAvailable => format!("cannot listen on {} port {}: no interface of this machine has that address (try --interface 127.0.0.1 or ::1)", addr.ip(), addr.port()),
-        io::ErrorKind::PermissionDenied => format!("cannot listen on port {} of {}: permission denied (ports below 1024 need privileges)", addr.port(), addr.ip()),
+        io::ErrorKind::AddrNotAvailable => format!(
+            "cannot listen on {} port {}: no interface of this machine has that address (try --interface 127.0.0.1 or ::1)",
+            addr.ip(),
+            addr.port()
+        ),
+        io::ErrorKind::PermissionDenied => {
+            format!("cannot listen on port {} of {}: permission denied (ports below 1024 need privileges)", addr.port(), addr.ip())
+        }
         _ => format!("cannot listen on {} port {}: {e}", addr.ip(), addr.port()),
     })
 }
@@ -213,7 +219,9 @@ impl Drop for Listening<'_> {
 fn events(stream: &mut TcpStream, state: &State) -> io::Result<()> {
     state.listeners.fetch_add(1, Ordering::Relaxed);
     let _listening = Listening(state);
-    stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\nretry: 500\n\n")?;
+    stream.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\nretry: 500\n\n",
+    )?;
     let mut seen = state.current().generation;
     stream.write_all(format!("data: {seen}\n\n").as_bytes())?;
     stream.flush()?;
@@ -234,15 +242,26 @@ fn handle(mut stream: TcpStream, state: &State) -> io::Result<()> {
     let Some((method, target)) = read_head(&stream)? else { return Ok(()) };
     let head_only = method == "HEAD";
     if method != "GET" && !head_only {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain; charset=utf-8", b"only GET and HEAD\n", false, "Allow: GET, HEAD\r\n");
+        return respond(
+            &mut stream,
+            "405 Method Not Allowed",
+            "text/plain; charset=utf-8",
+            b"only GET and HEAD\n",
+            false,
+            "Allow: GET, HEAD\r\n",
+        );
     }
     let path = match site_path(&target) {
         Ok(p) => p,
-        Err(why) => return respond(&mut stream, "400 Bad Request", "text/plain; charset=utf-8", format!("{why}\n").as_bytes(), head_only, ""),
+        Err(why) => {
+            return respond(&mut stream, "400 Bad Request", "text/plain; charset=utf-8", format!("{why}\n").as_bytes(), head_only, "")
+        }
     };
     let snap = state.current();
     match path.as_str() {
-        "__countersign/generation" => return respond(&mut stream, "200 OK", "text/plain; charset=utf-8", format!("{}\n", snap.generation).as_bytes(), head_only, ""),
+        "__countersign/generation" => {
+            return respond(&mut stream, "200 OK", "text/plain; charset=utf-8", format!("{}\n", snap.generation).as_bytes(), head_only, "")
+        }
         "__countersign/status" => {
             let mut status = snap.status.clone();
             if let Some(o) = status.as_object_mut() {

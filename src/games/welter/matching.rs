@@ -36,8 +36,7 @@ pub struct Matching {
 impl Matching {
     /// A matching from pairs in any order and orientation (normalised) and a left-over.
     pub fn new(pairs: &[(u32, u32)], leftover: Option<u32>) -> Matching {
-        let mut pairs: Vec<(u32, u32)> =
-            pairs.iter().map(|&(a, b)| if a < b { (a, b) } else { (b, a) }).collect();
+        let mut pairs: Vec<(u32, u32)> = pairs.iter().map(|&(a, b)| if a < b { (a, b) } else { (b, a) }).collect();
         pairs.sort_unstable();
         Matching { pairs, leftover }
     }
@@ -112,8 +111,7 @@ fn perfect(rest: &[u32], acc: &mut Vec<(u32, u32)>, emit: &mut dyn FnMut(&[(u32,
     }
     let first = rest[0];
     for j in 1..rest.len() {
-        let others: Vec<u32> =
-            rest[1..].iter().enumerate().filter(|&(k, _)| k + 1 != j).map(|(_, &s)| s).collect();
+        let others: Vec<u32> = rest[1..].iter().enumerate().filter(|&(k, _)| k + 1 != j).map(|(_, &s)| s).collect();
         acc.push((first, rest[j]));
         perfect(&others, acc, emit);
         acc.pop();
@@ -460,13 +458,7 @@ mod tests {
         for (coins, squares) in [(2, 8), (3, 8), (4, 8), (5, 8), (6, 8), (7, 9)] {
             for p in super::super::positions(coins, squares) {
                 for rule in Rule::ALL {
-                    assert_eq!(
-                        greedy_outcomes(p, rule),
-                        greedy_outcomes_brute_force(p, rule),
-                        "{} at {:?}",
-                        rule.name(),
-                        p.squares()
-                    );
+                    assert_eq!(greedy_outcomes(p, rule), greedy_outcomes_brute_force(p, rule), "{} at {:?}", rule.name(), p.squares());
                 }
             }
         }
