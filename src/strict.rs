@@ -14,40 +14,12 @@ use crate::content::scan::markdown_options;
 use crate::content::Essay;
 use crate::diag::Diagnostic;
 
-const WORDS: &[&str] = &[
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "million",
-];
-
-fn is_number_word(w: &str) -> bool {
+/// True for a number word `--strict` flags: "three" and up, hyphenated compounds
+/// ("fifty-five") and scale words, in any case; "zero", "one" and "two" alone are not.
+pub fn is_number_word(w: &str) -> bool {
     let lower = w.to_lowercase();
-    lower.split('-').all(|p| WORDS.contains(&p) || matches!(p, "one" | "two")) && lower.split('-').any(|p| WORDS.contains(&p))
+    let flagged = |p: &str| crate::check::words::is_word_from_three(p);
+    lower.split('-').all(|p| flagged(p) || matches!(p, "one" | "two")) && lower.split('-').any(flagged)
 }
 
 /// Uncovered numbers and interpolations in `essays`, as errors.

@@ -156,36 +156,6 @@ fn squash(s: &str) -> String {
 /// Numbers a seed states outside math: digit runs (with separators) and number words
 /// from "three" up, with their byte offsets.
 fn seed_numbers(text: &str) -> Vec<(usize, String)> {
-    let words = [
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-        "thirty",
-        "forty",
-        "fifty",
-        "sixty",
-        "seventy",
-        "eighty",
-        "ninety",
-        "hundred",
-        "thousand",
-        "million",
-    ];
     let mut out = Vec::new();
     let mut in_math = false;
     let cs: Vec<(usize, char)> = text.char_indices().collect();
@@ -218,7 +188,7 @@ fn seed_numbers(text: &str) -> Vec<(usize, String)> {
             }
             let end = cs.get(j).map(|x| x.0).unwrap_or(text.len());
             let w = text[at..end].trim_end_matches('-').to_lowercase();
-            if w.split('-').all(|p| words.contains(&p) || matches!(p, "one" | "two")) && w.split('-').any(|p| words.contains(&p)) {
+            if countersign::strict::is_number_word(&w) {
                 // Extend over the rest of a phrase ("six hundred and sixty") while it reads
                 // as one number: one more word, or "and" and one more word.
                 let next_word_end = |from: usize| -> Option<usize> {

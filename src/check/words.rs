@@ -25,6 +25,12 @@ const UNITS: [&str; 20] = [
 ];
 const TENS: [&str; 10] = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 
+/// True for a single number word worth "three" or more: "three" … "nineteen", the tens,
+/// "hundred", "thousand", "million" (lower case).
+pub fn is_word_from_three(w: &str) -> bool {
+    UNITS[3..].contains(&w) || TENS[2..].contains(&w) || matches!(w, "hundred" | "thousand" | "million")
+}
+
 /// The value of a number word phrase, case-insensitive, hyphens or spaces between parts,
 /// "and" allowed after hundreds and after a scale word, "a" standing for one before
 /// "hundred", "thousand" or "million". Up to the millions (< 10^9). `None` when it is not
