@@ -1,21 +1,7 @@
 //! What the dev server adds to every HTML page it serves: the reload script and, while
 //! the latest build has errors, the error overlay. Built sites never contain either.
 
-/// Escape text for HTML content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::render::markdown::escape;
 
 /// The reload script for a page served at `generation`: it listens to
 /// `/__countersign/events` and reloads as soon as the server reports another generation
