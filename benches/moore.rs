@@ -1,6 +1,6 @@
 //! Speed of the Moore's Nim_k solvers: the retrograde sweep over every position with at
 //! most 10 heaps of at most 10 counters (184,756 positions) under misère play, k = 1..3,
-//! and the plain memoised recursion on the seed's 6 heaps ≤ 6 for comparison.
+//! and the plain memoised recursion on 8 heaps ≤ 8 for comparison.
 
 use countersign::games::moore::{solve, Index, Moves, Plain, Play};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -21,9 +21,9 @@ fn sweep_10_by_10_misere(c: &mut Criterion) {
 }
 
 fn plain_6_by_6_misere(c: &mut Criterion) {
-    let mut g = c.benchmark_group("moore_plain_6x6_misere");
+    let mut g = c.benchmark_group("moore_plain_8x8_misere");
     g.sample_size(10);
-    let positions: Vec<Vec<u32>> = Index::new(6, 6).expect("in range").positions().collect();
+    let positions: Vec<Vec<u32>> = Index::new(8, 8).expect("in range").positions().collect();
     for k in 1..=3 {
         g.bench_function(format!("k{k}"), |b| {
             b.iter(|| {

@@ -1,8 +1,7 @@
-//! Impartial games in general: the minimum excludant, Grundy values by memoised recursion,
-//! and outcomes under normal and misère play.
+//! Impartial games in general: the minimum excludant and Grundy values by memoised
+//! recursion.
 //!
-//! Source: Sprague (1935), Grundy (1939); Berlekamp, Conway and Guy, *Winning Ways*, ch. 3;
-//! misère outcomes as in Winning Ways ch. 13.
+//! Source: Sprague (1935), Grundy (1939); Berlekamp, Conway and Guy, *Winning Ways*, ch. 3.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -19,15 +18,6 @@ pub fn mex<I: IntoIterator<Item = u64>>(values: I) -> u64 {
         }
     }
     seen.iter().position(|s| !s).unwrap_or(seen.len()) as u64
-}
-
-/// Who wins from a position with the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Outcome {
-    /// A P-position: the previous player (the one who just moved) wins.
-    P,
-    /// An N-position: the next player (the one to move) wins.
-    N,
 }
 
 /// Grundy values of an impartial game under normal play, by memoised recursion.
@@ -58,48 +48,7 @@ impl<P: Clone + Eq + Hash, F: FnMut(&P) -> Vec<P>> Grundy<P, F> {
     }
 }
 
-/// Outcome of `position` under normal play (no move: the player to move loses) or misère
-/// play (no move: the player to move wins), by memoised recursion.
-///
-/// `options(p)` lists the positions reachable in one move. Explicit stack, no recursion.
-pub struct Outcomes<P, F> {
-    options: F,
-    misere: bool,
-    memo: HashMap<P, Outcome>,
-}
-
-impl<P: Clone + Eq + Hash, F: FnMut(&P) -> Vec<P>> Outcomes<P, F> {
-    /// A normal-play solver.
-    pub fn normal(options: F) -> Self {
-        Outcomes { options, misere: false, memo: HashMap::new() }
-    }
-
-    /// A misère-play solver.
-    pub fn misere(options: F) -> Self {
-        Outcomes { options, misere: true, memo: HashMap::new() }
-    }
-
-    /// The outcome of `position` with the player to move.
-    pub fn outcome(&mut self, position: &P) -> Outcome {
-        let misere = self.misere;
-        evaluate(&mut self.options, &mut self.memo, position, |vals| {
-            if vals.is_empty() {
-                // No move: the player to move loses under normal play, wins under misère.
-                if misere {
-                    Outcome::N
-                } else {
-                    Outcome::P
-                }
-            } else if vals.contains(&Outcome::P) {
-                Outcome::N
-            } else {
-                Outcome::P
-            }
-        })
-    }
-}
-
-/// Post-order evaluation shared by [`Grundy`] and [`Outcomes`]: the value of `position`
+/// Post-order evaluation for [`Grundy`]: the value of `position`
 /// is `combine` of its options' values, each memoised in `memo`. An explicit stack
 /// replaces recursion, so deep games do not overflow the call stack.
 fn evaluate<P, V, F, C>(options: &mut F, memo: &mut HashMap<P, V>, position: &P, combine: C) -> V
@@ -148,19 +97,5 @@ mod tests {
         for n in 0..40 {
             assert_eq!(g.value(&n), n);
         }
-    }
-
-    #[test]
-    fn misere_one_heap_nim() {
-        // Misère single heap: n = 1 is lost for the mover (must take the last counter).
-        let mut o = Outcomes::misere(|&n: &u64| (0..n).collect::<Vec<_>>());
-        assert_eq!(o.outcome(&0), Outcome::N);
-        assert_eq!(o.outcome(&1), Outcome::P);
-        for n in 2..20 {
-            assert_eq!(o.outcome(&n), Outcome::N);
-        }
-        let mut n = Outcomes::normal(|&n: &u64| (0..n).collect::<Vec<_>>());
-        assert_eq!(n.outcome(&0), Outcome::P);
-        assert_eq!(n.outcome(&5), Outcome::N);
     }
 }

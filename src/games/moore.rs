@@ -8,8 +8,8 @@
 //!
 //! Two solvers, which share no memo and no move generator:
 //!
-//! * [`Plain`]: memoised recursion over [`options`] through
-//!   [`crate::games::impartial::Outcomes`], with no rule assumed. The base case is where
+//! * [`Plain`]: memoised recursion over [`for_each_option`] (the generator behind
+//!   [`options`]), with no rule assumed, stopping at a position's first lost option. The base case is where
 //!   the conventions differ: a player facing the empty position has lost under normal play
 //!   and has won under misère play.
 //! * [`solve`]: retrograde marking over a dense index of every position with at most
@@ -31,7 +31,8 @@
 //!   columns, see [`Columns`]). Exact at `k = 1`, where a capped heap is the subtraction
 //!   game {1, …, cap} with Grundy value `n mod (cap + 1)` (Winning Ways ch. 4).
 
-use crate::games::impartial::Outcomes;
+use rustc_hash::FxHashSet;
+use std::ops::ControlFlow;
 
 /// What a move may do: touch between 1 and `k` heaps, taking a positive number of counters
 /// from each, and (when `cap` is `Some(c)`) at most `c` counters from each heap touched.
@@ -96,128 +97,242 @@ pub fn is_all_ones(heaps: &[u32]) -> bool {
 /// Every position reachable from `heaps` (any order, zeros ignored) in one move, each
 /// exactly once, in canonical form and increasing lexicographic order.
 ///
-/// Generation chooses, for each distinct heap size, how many heaps of that size to touch
-/// and the multiset of sizes they are left at (so equal heaps are never distinguished);
-/// different choices can still meet (from {3, 5}, taking to {1, 2} either way), so the
-/// list is sorted and deduplicated. Cost: the number of such choices, at most
-/// Σ_{j ≤ k} C(n, j) · max^j, times the position length.
+/// The list is [`for_each_option`]'s, sorted and deduplicated: different choices can meet
+/// (from {3, 5}, taking to {1, 2} either way). Cost: the number of such choices, at most
+/// Σ_{j ≤ k} C(n, j) · max^j, times the position length, plus the sort.
 pub fn options(heaps: &[u32], moves: Moves) -> Vec<Vec<u32>> {
-    let p = canonical(heaps);
-    let mut groups: Vec<(u32, usize)> = Vec::new();
-    for &h in &p {
-        match groups.last_mut() {
-            Some((v, m)) if *v == h => *m += 1,
-            _ => groups.push((h, 1)),
-        }
-    }
     let mut out = Vec::new();
-    let mut removed: Vec<u32> = Vec::new();
-    let mut added: Vec<u32> = Vec::new();
-    options_from_group(&p, &groups, 0, moves, &mut removed, &mut added, &mut out);
+    let _ = for_each_option(heaps, moves, &mut |q| {
+        out.push(q.to_vec());
+        ControlFlow::Continue(())
+    });
     out.sort_unstable();
     out.dedup();
     out
 }
 
-/// Recursive step of [`options`]: decide how many heaps of `groups[gi]` to touch.
-fn options_from_group(
-    p: &[u32],
-    groups: &[(u32, usize)],
-    gi: usize,
-    moves: Moves,
-    removed: &mut Vec<u32>,
-    added: &mut Vec<u32>,
-    out: &mut Vec<Vec<u32>>,
-) {
-    if gi == groups.len() {
-        if removed.is_empty() {
-            return;
-        }
-        // p minus `removed` (one heap per entry) plus `added`.
-        let mut result: Vec<u32> = Vec::with_capacity(p.len());
-        let mut rem = removed.clone();
-        rem.sort_unstable();
-        let mut ri = 0;
-        for &h in p {
-            if ri < rem.len() && rem[ri] == h {
-                ri += 1;
-            } else {
-                result.push(h);
-            }
-        }
-        result.extend(added.iter().copied().filter(|&h| h > 0));
-        result.sort_unstable();
-        out.push(result);
-        return;
-    }
-    let (v, m) = groups[gi];
-    let budget = (moves.k as usize).saturating_sub(removed.len());
-    let lo = moves.lowest_from(v);
-    for t in 0..=m.min(budget) {
-        // t heaps of size v, left at a nondecreasing list of sizes in lo..v.
-        for _ in 0..t {
-            removed.push(v);
-        }
-        leave_sizes(p, groups, gi, moves, t, lo, lo, v, removed, added, out);
-        for _ in 0..t {
-            removed.pop();
-        }
-    }
-}
-
-/// Choose `left` more new sizes, nondecreasing, each in `from..v` (and ≥ `lo`), then
-/// continue with the next group.
-#[allow(clippy::too_many_arguments)]
-fn leave_sizes(
-    p: &[u32],
-    groups: &[(u32, usize)],
-    gi: usize,
-    moves: Moves,
-    left: usize,
-    lo: u32,
-    from: u32,
-    v: u32,
-    removed: &mut Vec<u32>,
-    added: &mut Vec<u32>,
-    out: &mut Vec<Vec<u32>>,
-) {
-    if left == 0 {
-        options_from_group(p, groups, gi + 1, moves, removed, added, out);
-        return;
-    }
-    for s in from.max(lo)..v {
-        added.push(s);
-        leave_sizes(p, groups, gi, moves, left - 1, lo, s, v, removed, added, out);
-        added.pop();
-    }
-}
-
-/// Outcomes by plain memoised recursion over [`options`], no rule assumed.
+/// Call `visit` with every position reachable from `heaps` (any order, zeros ignored) in
+/// one move, in canonical form, until it returns `Break` (which is then returned).
 ///
-/// Memo: a hash map over every position visited. Cost: the number of positions below the
-/// ones asked about times their number of options. Source: the definition of P- and
-/// N-positions (Winning Ways ch. 2); misère base case as in Winning Ways ch. 13.
-pub struct Plain {
-    solver: Outcomes<Vec<u32>, OptionsFn>,
+/// Generation chooses, for each distinct heap size from the largest down, how many heaps
+/// of that size to touch and the multiset of sizes they are left at (smallest first), so
+/// equal heaps are never distinguished and the biggest reductions of the biggest heaps
+/// come first. Two different choices can still reach the same position (from {3, 5},
+/// taking to {1, 2} either way), so a position may be visited more than once; [`options`]
+/// removes the repeats. Nothing is allocated per option: `visit` borrows a scratch list.
+pub fn for_each_option(heaps: &[u32], moves: Moves, visit: &mut dyn FnMut(&[u32]) -> ControlFlow<()>) -> ControlFlow<()> {
+    let p = canonical(heaps);
+    // Runs of equal sizes, largest size first.
+    let mut groups: Vec<(u32, usize)> = Vec::new();
+    for &h in p.iter().rev() {
+        match groups.last_mut() {
+            Some((v, m)) if *v == h => *m += 1,
+            _ => groups.push((h, 1)),
+        }
+    }
+    let mut walk = OptionWalk {
+        p: &p,
+        groups: &groups,
+        moves,
+        touched: Vec::with_capacity(moves.k as usize),
+        left_at: Vec::with_capacity(moves.k as usize),
+        new_sizes: Vec::with_capacity(moves.k as usize),
+        scratch: Vec::with_capacity(p.len()),
+        visit,
+    };
+    walk.group(0)
 }
 
-type OptionsFn = Box<dyn FnMut(&Vec<u32>) -> Vec<Vec<u32>> + Send>;
+/// The state of one [`for_each_option`] enumeration.
+struct OptionWalk<'a, 'v> {
+    /// The position, canonical.
+    p: &'a [u32],
+    /// Runs of equal sizes of `p`, largest first: (size, count).
+    groups: &'a [(u32, usize)],
+    moves: Moves,
+    /// Sizes of the heaps touched so far, one entry per heap, in nonincreasing order.
+    touched: Vec<u32>,
+    /// What each touched heap is left at (0 = emptied).
+    left_at: Vec<u32>,
+    /// The non-zero entries of `left_at`, sorted.
+    new_sizes: Vec<u32>,
+    /// The option being built.
+    scratch: Vec<u32>,
+    visit: &'v mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+}
+
+impl OptionWalk<'_, '_> {
+    /// Decide how many heaps of `groups[gi]` to touch, most first.
+    fn group(&mut self, gi: usize) -> ControlFlow<()> {
+        if gi == self.groups.len() {
+            return self.emit();
+        }
+        let (v, m) = self.groups[gi];
+        let budget = (self.moves.k as usize).saturating_sub(self.touched.len());
+        let lo = self.moves.lowest_from(v);
+        for t in (0..=m.min(budget)).rev() {
+            for _ in 0..t {
+                self.touched.push(v);
+            }
+            let flow = self.leave(gi, t, lo, v);
+            for _ in 0..t {
+                self.touched.pop();
+            }
+            flow?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Choose `left` more sizes, nondecreasing, each in `from..v`, for heaps of size `v`;
+    /// then go on to the next group.
+    fn leave(&mut self, gi: usize, left: usize, from: u32, v: u32) -> ControlFlow<()> {
+        if left == 0 {
+            return self.group(gi + 1);
+        }
+        for s in (from..v).rev() {
+            self.left_at.push(s);
+            let flow = self.leave(gi, left - 1, s, v);
+            self.left_at.pop();
+            flow?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Visit `p` minus the touched heaps plus what they were left at, if anything was
+    /// touched: the heaps kept (in order) merged with the sorted new sizes.
+    fn emit(&mut self) -> ControlFlow<()> {
+        if self.touched.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        self.new_sizes.clear();
+        self.new_sizes.extend(self.left_at.iter().copied().filter(|&h| h > 0));
+        self.new_sizes.sort_unstable();
+        self.scratch.clear();
+        // `touched` is nonincreasing: walk `p` upwards, skipping touched heaps from its end.
+        let mut ti = self.touched.len();
+        let mut ni = 0;
+        for &h in self.p {
+            if ti > 0 && self.touched[ti - 1] == h {
+                ti -= 1;
+                continue;
+            }
+            while ni < self.new_sizes.len() && self.new_sizes[ni] <= h {
+                self.scratch.push(self.new_sizes[ni]);
+                ni += 1;
+            }
+            self.scratch.push(h);
+        }
+        self.scratch.extend_from_slice(&self.new_sizes[ni..]);
+        (self.visit)(&self.scratch)
+    }
+}
+
+/// Outcomes by plain memoised recursion over [`for_each_option`], no rule assumed.
+///
+/// A position is lost (a P-position) when it has options and none of them is lost; with
+/// no option it is lost under normal play and won under misère play. The memo is two
+/// sets, the positions known lost and those known won. A position is settled in two
+/// passes over its options: first it looks for one among the known losses only (a small
+/// set, since losses are rare, so the lookups stay in cache) and is won if it finds one;
+/// otherwise it evaluates its options in turn, recursing into those not yet known, and
+/// stops at the first lost one. A won position whose options are all known costs one pass
+/// to its first winning move; a lost one costs all its options twice.
+/// The recursion uses the call stack: its depth is at most the number of counters in the
+/// position asked about (every move removes at least one).
+///
+/// Source: the definition of P- and N-positions (Winning Ways ch. 2); misère base case as
+/// in Winning Ways ch. 13.
+pub struct Plain {
+    moves: Moves,
+    play: Play,
+    memo: Memo,
+}
+
+/// The memo of [`Plain`]: positions known lost and positions known won.
+#[derive(Default)]
+struct Memo {
+    lost: FxHashSet<MemoKey>,
+    won: FxHashSet<MemoKey>,
+}
+
+/// A canonical position as a hash key: packed into one integer, eight bits per heap, when
+/// it has at most 16 heaps of at most 255 counters (every census position does), else the
+/// list itself. Packing is one-to-one on canonical lists (sizes are non-zero, so the
+/// length is implied), and a packed key is hashed and compared without a pointer to follow.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum MemoKey {
+    /// The sizes as the bytes of a `u128`, the smallest in the lowest byte.
+    Packed(u128),
+    /// Positions too large to pack.
+    List(Vec<u32>),
+}
+
+impl MemoKey {
+    /// The key of the canonical position `p` (nondecreasing non-zero sizes).
+    pub fn of(p: &[u32]) -> MemoKey {
+        if p.len() <= 16 && p.iter().all(|&h| h <= 255) {
+            MemoKey::Packed(p.iter().rev().fold(0u128, |a, &h| (a << 8) | u128::from(h)))
+        } else {
+            MemoKey::List(p.to_vec())
+        }
+    }
+}
 
 impl Plain {
     /// A solver for `moves` under `play`, with an empty memo.
     pub fn new(moves: Moves, play: Play) -> Plain {
-        let f: OptionsFn = Box::new(move |p: &Vec<u32>| options(p, moves));
-        let solver = match play {
-            Play::Normal => Outcomes::normal(f),
-            Play::Misere => Outcomes::misere(f),
-        };
-        Plain { solver }
+        Plain { moves, play, memo: Memo::default() }
     }
 
     /// True when the player to move from `heaps` (any order, zeros ignored) loses.
     pub fn lost(&mut self, heaps: &[u32]) -> bool {
-        self.solver.outcome(&canonical(heaps)) == crate::games::impartial::Outcome::P
+        plain_lost(&mut self.memo, &canonical(heaps), self.moves, self.play)
     }
+
+    /// Number of positions whose outcome is memoised.
+    pub fn memo_len(&self) -> usize {
+        self.memo.lost.len() + self.memo.won.len()
+    }
+}
+
+/// The recursion of [`Plain`] on a canonical position.
+fn plain_lost(memo: &mut Memo, p: &[u32], moves: Moves, play: Play) -> bool {
+    let key = MemoKey::of(p);
+    if memo.lost.contains(&key) {
+        return true;
+    }
+    if memo.won.contains(&key) {
+        return false;
+    }
+    // Pass 1: an option already known lost.
+    let mut any = false;
+    let mut won = for_each_option(p, moves, &mut |q| {
+        any = true;
+        if memo.lost.contains(&MemoKey::of(q)) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break();
+    // Pass 2: evaluate the options, recursing into the unknown ones.
+    if !won && any {
+        won = for_each_option(p, moves, &mut |q| {
+            if plain_lost(memo, q, moves, play) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break();
+    }
+    let lost = if any { !won } else { play == Play::Normal };
+    if lost {
+        memo.lost.insert(key);
+    } else {
+        memo.won.insert(key);
+    }
+    lost
 }
 
 /// Moore's column rule (Moore 1910): true when every binary column of `heaps` sums to 0
@@ -695,6 +810,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn option_walk_stops_when_told() {
+        let mut seen = 0;
+        let flow = for_each_option(&[4, 5, 6], Moves::moore(2), &mut |_| {
+            seen += 1;
+            if seen == 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert!(flow.is_break());
+        assert_eq!(seen, 3);
+        assert!(for_each_option(&[], Moves::moore(2), &mut |_| ControlFlow::Break(())).is_continue());
+    }
+
+    #[test]
+    fn memo_keys_are_one_to_one() {
+        let keys: BTreeSet<String> = all_positions(6, 9).iter().map(|p| format!("{:?}", MemoKey::of(p))).collect();
+        assert_eq!(keys.len(), all_positions(6, 9).len());
+        assert_eq!(MemoKey::of(&[1, 256]), MemoKey::List(vec![1, 256]));
+        assert_eq!(MemoKey::of(&[1; 17]), MemoKey::List(vec![1; 17]));
+    }
+
+    #[test]
+    fn plain_goes_deep_and_past_the_packed_keys() {
+        // Nim with two equal heaps is lost for the mover; 600 counters deep, and heaps
+        // above 255 use list keys.
+        let mut nim = Plain::new(Moves::moore(1), Play::Normal);
+        assert!(nim.lost(&[300, 300]));
+        assert!(!nim.lost(&[300, 299]));
+        assert!(nim.lost(&[1, 2, 3]));
     }
 
     #[test]
