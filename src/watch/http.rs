@@ -33,6 +33,8 @@
 //!   `503 Service Unavailable` with `Retry-After: 1` from the accepting thread, which
 //!   never waits on a client (one more thread keeps up to 64 refused sockets open for a
 //!   second, so that closing them does not reset the connection under the answer).
+//!   So a pool filled with silent connections (a runaway client) turns new page loads
+//!   away for at most [`HEAD_TIMEOUT`], while open reload channels and builds carry on.
 //! - **listeners**: the reload channels (`/__countersign/events`), which leave the request
 //!   pool once their head is read. At most [`MAX_LISTENERS`] (beyond: 503; the reload
 //!   script opens the channel again a second later). Each listener checks once a second
@@ -43,7 +45,7 @@
 //! `RLIMIT_NOFILE` is raised towards what the caps need (never above the hard limit), and
 //! each pool gets at most half of what the limit leaves after [`FD_RESERVE`] descriptors
 //! for the build. Failing `accept` calls (descriptors exhausted) back off for 10 ms
-//! instead of spinning.
+//! instead of spinning. The kernel queues up to [`BACKLOG`] connections not yet accepted.
 //!
 //! A build never waits on a connection: handlers take the snapshot's lock only to clone
 //! its `Arc` (and wait on its condition variable, which releases the lock), and write to
@@ -80,9 +82,26 @@ const LIVENESS: Duration = Duration::from_secs(1);
 /// Stack size of a connection's thread (handlers use little stack: heap strings only).
 const STACK: usize = 256 * 1024;
 
-/// Listen on `addr`. The error says in words what went wrong, naming the port.
+/// Connections the kernel queues for `accept` (std's `bind` asks for 128; a burst of a few
+/// hundred connections then overflows the queue while the accepting thread starts threads,
+/// and each connection dropped there waits a second for its SYN to be sent again).
+pub const BACKLOG: i32 = 1024;
+
+/// Listen on `addr`, with a queue of [`BACKLOG`] connections (the kernel may cap it at
+/// `net.core.somaxconn`). The error says in words what went wrong, naming the port.
 pub fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
-    TcpListener::bind(addr).map_err(|e| match e.kind() {
+    let listener = TcpListener::bind(addr).map_err(|e| bind_error(addr, e))?;
+    // SAFETY: listen(2) again on a listening socket we own only changes its queue length.
+    #[cfg(unix)]
+    unsafe {
+        use std::os::fd::AsRawFd;
+        libc::listen(listener.as_raw_fd(), BACKLOG);
+    }
+    Ok(listener)
+}
+
+fn bind_error(addr: SocketAddr, e: io::Error) -> String {
+    match e.kind() {
         io::ErrorKind::AddrInUse => format!(
             "port {} on {} is already in use (another `countersign watch`?); choose another with --port, or --port 0 for any free one",
             addr.port(),
@@ -97,7 +116,7 @@ pub fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
             format!("cannot listen on port {} of {}: permission denied (ports below 1024 need privileges)", addr.port(), addr.ip())
         }
         _ => format!("cannot listen on {} port {}: {e}", addr.ip(), addr.port()),
-    })
+    }
 }
 
 /// The caps of the two connection pools (see the module docs).
