@@ -7,10 +7,11 @@ pub use crate::render::markdown::escape;
 /// `/__countersign/events` and reloads as soon as the server reports another generation
 /// (the server sends its current one on connecting, so a build finished while the page
 /// loaded is not missed, and a restarted server reloads the page too). The scroll position
-/// survives the reload.
+/// survives the reload. When the browser gives the channel up (the server answered 503
+/// because its listener pool was full), the script opens it again a second later.
 pub fn reload_script(generation: u64) -> String {
     format!(
-        r#"<script id="countersign-reload">(()=>{{const g={generation},k="countersign-scroll:"+location.pathname,y=sessionStorage.getItem(k);if(y!==null){{sessionStorage.removeItem(k);addEventListener("load",()=>scrollTo(0,+y));}}const es=new EventSource("/__countersign/events");es.onmessage=e=>{{if(+e.data!==g){{es.close();sessionStorage.setItem(k,String(scrollY));location.reload();}}}};}})();</script>"#
+        r#"<script id="countersign-reload">(()=>{{const g={generation},k="countersign-scroll:"+location.pathname,y=sessionStorage.getItem(k);if(y!==null){{sessionStorage.removeItem(k);addEventListener("load",()=>scrollTo(0,+y));}}const c=()=>{{const es=new EventSource("/__countersign/events");es.onmessage=e=>{{if(+e.data!==g){{es.close();sessionStorage.setItem(k,String(scrollY));location.reload();}}}};es.onerror=()=>{{if(es.readyState===2)setTimeout(c,1000);}};}};c();}})();</script>"#
     )
 }
 
