@@ -69,7 +69,7 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
                 continue;
             }
         };
-        list.sort_by(|a, b| b.span.start.cmp(&a.span.start));
+        list.sort_by_key(|b| std::cmp::Reverse(b.span.start));
         let stale = list.iter().find(|e| text.get(e.span.clone()) != Some(e.old.as_str()));
         if let Some(e) = stale {
             diags.push(

@@ -57,7 +57,7 @@ fn mutate(stated: &str, c: &Computed) -> Option<String> {
             }
         }
         Form::RatioWords(p, q, ..) => {
-            let p2 = if p + 1 <= *q { p + 1 } else { p - 1 };
+            let p2 = if p < q { p + 1 } else { p - 1 };
             format!("{p2} in {q}")
         }
         Form::Truth(t) => (!t).to_string(),
@@ -197,8 +197,7 @@ fn seed_numbers(text: &str) -> Vec<(usize, String)> {
                     (len > 0).then_some(from + 1 + len)
                 };
                 let mut phrase_end = at + w.len();
-                loop {
-                    let Some(one) = next_word_end(phrase_end) else { break };
+                while let Some(one) = next_word_end(phrase_end) {
                     let two = next_word_end(one);
                     if countersign::check::words::parse(&text[at..one]).is_some() {
                         phrase_end = one;

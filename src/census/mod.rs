@@ -208,8 +208,11 @@ pub struct Prepared {
     pub params: serde_json::Value,
     /// The estimated cost in elementary steps.
     pub cost: u64,
-    runner: Box<dyn Fn(&Ctx) -> Result<serde_json::Value, Cancelled> + Send + Sync>,
+    runner: Runner,
 }
+
+/// A prepared call's computation: run under a [`Ctx`], the result as JSON.
+type Runner = Box<dyn Fn(&Ctx) -> Result<serde_json::Value, Cancelled> + Send + Sync>;
 
 impl Prepared {
     /// Run the census; the result as JSON.
@@ -277,6 +280,12 @@ impl<C> Entry<C> {
     /// The registry entry for census `C`.
     pub const fn new() -> Self {
         Entry(std::marker::PhantomData)
+    }
+}
+
+impl<C> Default for Entry<C> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 

@@ -120,7 +120,7 @@ pub fn group_with(n: i128, sep: &str) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push_str(sep);
         }
         out.push(c);
@@ -179,7 +179,7 @@ mod tests {
         assert_eq!(closest_fractions(q(2, 5), 5), vec![q(2, 5)]);
         assert_eq!(closest_fractions(q(1, 7), 7), vec![q(1, 7)]);
         assert!(closest_fractions(q(1, 4), 3).contains(&q(1, 3)));
-        assert!(closest_fractions(q(1, 4), 3).contains(&q(0, 1)) == false);
+        assert!(!closest_fractions(q(1, 4), 3).contains(&q(0, 1)));
         assert_eq!(group(1001), "1,001");
         assert_eq!(group(-159728), "−159,728");
     }

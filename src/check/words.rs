@@ -120,7 +120,7 @@ fn below_thousand(n: u64, and: bool, out: &mut Vec<String>) {
     if r > 0 {
         if r < 20 {
             out.push(UNITS[r as usize].into());
-        } else if r % 10 == 0 {
+        } else if r.is_multiple_of(10) {
             out.push(TENS[(r / 10) as usize].into());
         } else {
             out.push(format!("{}-{}", TENS[(r / 10) as usize], UNITS[(r % 10) as usize]));

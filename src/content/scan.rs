@@ -140,7 +140,7 @@ fn fence_is_closed(raw: &str) -> bool {
     let mut lines = raw.trim_end_matches(['\n', '\r']).lines();
     let _opening = lines.next();
     let Some(last) = lines.last() else { return false };
-    let last = last.trim_start_matches(|c: char| c == '>' || c == ' ' || c == '\t');
+    let last = last.trim_start_matches(['>', ' ', '\t']);
     let run = last.chars().take_while(|c| *c == ch).count();
     run >= n && last[run * ch.len_utf8()..].trim().is_empty()
 }

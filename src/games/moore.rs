@@ -608,7 +608,7 @@ pub fn solve(max_heaps: usize, max_counters: u32, moves: Moves, play: Play, prog
     };
     let mut rank: u64 = 0;
     loop {
-        if rank % 4096 == 0 && !progress(rank, index.len) {
+        if rank.is_multiple_of(4096) && !progress(rank, index.len) {
             return None;
         }
         let is_won = (won[(rank / 64) as usize] >> (rank % 64)) & 1 == 1;

@@ -103,8 +103,11 @@ pub fn all_matchings(p: Position) -> Vec<Matching> {
     out
 }
 
+/// A callback given each perfect matching as a list of pairs.
+type EmitMatching<'a> = dyn FnMut(&[(u32, u32)]) + 'a;
+
 /// Calls `emit` with every perfect matching of `rest` (even length), extending `acc`.
-fn perfect(rest: &[u32], acc: &mut Vec<(u32, u32)>, emit: &mut dyn FnMut(&[(u32, u32)])) {
+fn perfect(rest: &[u32], acc: &mut Vec<(u32, u32)>, emit: &mut EmitMatching<'_>) {
     if rest.is_empty() {
         emit(acc);
         return;
@@ -122,7 +125,7 @@ fn perfect(rest: &[u32], acc: &mut Vec<(u32, u32)>, emit: &mut dyn FnMut(&[(u32,
 /// `n`, n·(n − 2)!! for odd `n`. Saturates at `u64::MAX`.
 pub fn matching_count(n: u32) -> u64 {
     let mut c: u64 = 1;
-    let mut k = if n % 2 == 0 { n.saturating_sub(1) } else { n };
+    let mut k = if n.is_multiple_of(2) { n.saturating_sub(1) } else { n };
     while k > 1 {
         c = c.saturating_mul(k as u64);
         k -= 2;
