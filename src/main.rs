@@ -141,9 +141,14 @@ fn main() -> ExitCode {
                 eprintln!("error: cannot write the site to {}: {e}", out.display());
                 return ExitCode::from(1);
             }
-            let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().map(Vec::len).sum()).unwrap_or(0);
+            // Counted as `check` counts them: stated values and asserts, not `plain` markers.
+            let claims: usize = run
+                .checked
+                .as_ref()
+                .map(|c| c.reports.iter().flatten().filter(|r| r.kind == "check" || r.kind == "assert").count())
+                .unwrap_or(0);
             eprintln!(
-                "built {} essays ({} claims, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
+                "built {} essays ({} claims checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
                 run.loaded.essays.len(),
                 claims,
                 output.files.len(),
