@@ -114,10 +114,15 @@ fn print_diags(sources: &Sources, diags: &[Diagnostic], color: bool) {
     }
 }
 
+/// `n` and `noun`, with an `s` unless `n` is 1 ("1 essay", "2 essays").
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 fn summary_line(diags: &[Diagnostic]) -> String {
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let warnings = diags.len() - errors;
-    format!("{errors} error{}, {warnings} warning{}", if errors == 1 { "" } else { "s" }, if warnings == 1 { "" } else { "s" })
+    format!("{}, {}", count(errors, "error"), count(warnings, "warning"))
 }
 
 fn main() -> ExitCode {
@@ -148,9 +153,9 @@ fn main() -> ExitCode {
                 .map(|c| c.reports.iter().flatten().filter(|r| r.kind == "check" || r.kind == "assert").count())
                 .unwrap_or(0);
             eprintln!(
-                "built {} essays ({} claims checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
-                run.loaded.essays.len(),
-                claims,
+                "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
+                count(run.loaded.essays.len(), "essay"),
+                count(claims, "claim"),
                 output.files.len(),
                 out.display(),
                 started.elapsed().as_secs_f64(),
@@ -201,10 +206,10 @@ fn main() -> ExitCode {
                 print_diags(&run.loaded.sources, &diags, color);
                 let checked = reports.iter().filter(|r| r.kind == "check" || r.kind == "assert").count();
                 eprintln!(
-                    "{} {} essays, {} claims checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s",
+                    "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s",
                     if failed { "FAILED" } else { "ok" },
-                    run.loaded.essays.len(),
-                    checked,
+                    count(run.loaded.essays.len(), "essay"),
+                    count(checked, "claim"),
                     summary_line(&diags),
                     run.stats.calls,
                     run.stats.ran,
