@@ -176,6 +176,37 @@ fn a_prose_edit_is_served_and_recomputes_no_census() {
 }
 
 #[test]
+fn an_edit_rerenders_only_what_depends_on_it() {
+    let s = start();
+    // The first build renders every page: the essay, the index, the ladder page, 404.html.
+    let st = s.status();
+    assert_eq!(st["rendered"]["pages"], 4, "{st}");
+    s.edit(ESSAY, "There are", "Counted again, there are");
+    assert!(s.page("/small/").contains("Counted again, there are"));
+    let st = s.status();
+    assert_eq!(st["ok"], true, "{st}");
+    assert_eq!((st["parsed"].as_u64(), st["checked"].as_u64()), (Some(1), Some(1)), "{st}");
+    assert_eq!(st["rendered"]["bodies"], 1, "{st}");
+    assert_eq!(st["rendered"]["pages"], 1, "a prose edit rendered other pages than its own: {st}");
+    assert_eq!(st["rendered"]["static"], 0, "{st}");
+    // A static file: that file, and no page.
+    std::fs::create_dir_all(s.path("static")).unwrap();
+    s.write("static/extra.css", "p { color: teal }");
+    s.wait_until(|| s.get("/extra.css").0 == 200);
+    let st = s.status();
+    assert_eq!((st["rendered"]["static"].as_u64(), st["rendered"]["pages"].as_u64()), (Some(1), Some(0)), "{st}");
+    // The essay template: the essay's page only.
+    let g = s.generation();
+    std::fs::create_dir_all(s.path("templates")).unwrap();
+    let essay = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/essay.html")).unwrap();
+    s.write("templates/essay.html", &essay.replacen("<article class=\"essay\">", "<article class=\"essay\"><p>Essay banner</p>", 1));
+    s.wait_until(|| s.get("/small/").2.contains("Essay banner"));
+    let st = s.status();
+    assert!(st["generation"].as_u64() > Some(g), "{st}");
+    assert_eq!((st["rendered"]["pages"].as_u64(), st["rendered"]["bodies"].as_u64()), (Some(1), Some(0)), "{st}");
+}
+
+#[test]
 fn a_broken_claim_shows_the_overlay_over_the_last_good_page_until_fixed() {
     let s = start();
     let good = s.page("/small/");
