@@ -3,7 +3,8 @@
 //! Each stage is a function from the previous stage's data to its own, collecting
 //! diagnostics rather than stopping at the first. `check` runs every stage but `write`;
 //! `build` runs them all; `watch` reruns them on a change, keeping computed results in
-//! memory so that an edit to prose recomputes nothing.
+//! memory so that an edit to prose recomputes nothing, and an [`Incremental`] so that only
+//! the essays, claims and pages an edit touches are parsed, checked and rendered again.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};

@@ -169,7 +169,11 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
     assert_eq!(st.ran, 2, "{st:?}");
 
     let (w, _, _) = s.step("nothing changed");
-    assert_eq!((w.parsed, w.checked, w.rendered.bodies, w.rendered.pages, w.rendered.lists, w.rendered.static_files), (0, 0, 0, 0, 0, 0), "{w:?}");
+    assert_eq!(
+        (w.parsed, w.checked, w.rendered.bodies, w.rendered.pages, w.rendered.lists, w.rendered.static_files),
+        (0, 0, 0, 0, 0, 0),
+        "{w:?}"
+    );
 
     s.edit("essays/a.md", "positions and", "positions, counted once, and");
     let (w, ok, st) = s.step("prose edit");
@@ -195,7 +199,10 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
     assert!(ok);
     assert_eq!((w.parsed, w.rendered.bodies, w.rendered.pages), (0, 0, 1), "only the ladder page includes note.html: {w:?}");
 
-    s.write("templates/essay.html", &countersign::render::BUILTIN_TEMPLATES[1].1.replace("<article class=\"essay\">", "<article class=\"essay wide\">"));
+    s.write(
+        "templates/essay.html",
+        &countersign::render::BUILTIN_TEMPLATES[1].1.replace("<article class=\"essay\">", "<article class=\"essay wide\">"),
+    );
     let (w, ok, _) = s.step("essay template added");
     assert!(ok);
     assert_eq!((w.rendered.bodies, w.rendered.pages), (0, 3), "essay.html renders the three essay pages: {w:?}");

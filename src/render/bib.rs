@@ -61,16 +61,6 @@ pub struct Bibliography {
     pub entries: BTreeMap<String, Reference>,
 }
 
-/// Load `root/references.yaml`. A missing file is an empty bibliography; a malformed one
-/// is one diagnostic at the line serde_yaml reports.
-pub fn load(root: &Path) -> (Bibliography, Vec<Diagnostic>) {
-    match read(root) {
-        Ok(Some(text)) => parse(&text),
-        Ok(None) => (Bibliography::default(), Vec::new()),
-        Err(d) => (Bibliography::default(), vec![d]),
-    }
-}
-
 /// The text of `root/references.yaml`; `None` when there is none. Errors: it exists and
 /// cannot be read (a diagnostic on the file).
 pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
@@ -81,7 +71,8 @@ pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
     }
 }
 
-/// Parse a bibliography's text (see [`load`]).
+/// Parse a bibliography's text (from [`read`]). Empty text is an empty bibliography; a
+/// malformed one is one diagnostic at the line serde_yaml reports.
 pub fn parse(text: &str) -> (Bibliography, Vec<Diagnostic>) {
     if text.trim().is_empty() {
         return (Bibliography::default(), Vec::new());

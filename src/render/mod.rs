@@ -4,7 +4,8 @@
 //! Templates: `base.html`, `essay.html` and `index.html` are built into the binary (from
 //! this repository's `templates/`); a site's own `templates/` overrides them file by file
 //! and may add more. Static files likewise: the built-in `style.css`, then the site's
-//! `static/` copied over it.
+//! `static/` copied over it. [`render_site_with`] keeps what it renders in a [`Memo`] and
+//! reuses every piece whose inputs are unchanged (watch mode).
 
 pub mod bib;
 pub mod feed;
@@ -85,15 +86,6 @@ pub struct EssayInput<'a> {
     pub fingerprints: &'a BTreeMap<String, String>,
     /// One report per claim, in order.
     pub reports: &'a [ClaimReport],
-}
-
-/// Load templates: built-ins, then the site's `templates/*.html` over them.
-pub fn templates(root: &Path) -> Result<tera::Tera, Vec<Diagnostic>> {
-    let (list, diags) = template_sources(root);
-    if !diags.is_empty() {
-        return Err(diags);
-    }
-    compile_templates(&list)
 }
 
 /// The texts of the templates a site renders with, by name: the built-ins, each replaced
@@ -633,7 +625,8 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         .collect();
     let link_ctx = links::Context { essays: &targets, planned: &config.planned, bib: bibliography };
     // What every essay page depends on beyond its own body and ladder.
-    let shared = Keyer::new("shared").part(format!("{targets:?}")).part(bib_text).part(site.to_string()).part(template_key("essay.html").0).key();
+    let shared =
+        Keyer::new("shared").part(format!("{targets:?}")).part(bib_text).part(site.to_string()).part(template_key("essay.html").0).key();
     let mut planned: Vec<(String, Vec<String>)> = Vec::new();
     let mut records = Vec::new();
     let mut feed_essays = Vec::new();

@@ -7,10 +7,15 @@
 //!   `public/`, `.countersign-cache/` or `target/`), ignores editors' swap and backup files
 //!   and merges a burst of events into one rebuild.
 //! - Builds run in a worker thread, through the stages of [`pipeline::run`] with a results
-//!   memory (the `memory` of [`pipeline::ComputeOptions`]), so an edit to prose recomputes
-//!   no census. Changes saved during a build start another once it ends; when they drop a
-//!   census call the running build is computing (a census block edited mid-run), that
-//!   build is cancelled at the call's next checkpoint and never published.
+//!   memory (the `memory` of [`pipeline::ComputeOptions`]) and a [`pipeline::Incremental`]:
+//!   an essay is parsed and checked again only when its text (or a call it binds) changed,
+//!   and a body, page or listing is rendered again only when one of its inputs changed, so
+//!   a prose edit recomputes no census and renders one page. The output is byte for byte
+//!   a full build's (tests/watch_incremental.rs compares them after every kind of edit).
+//!   Changes saved during a build start another once it ends; when they drop a census
+//!   call the running build is computing (a census block edited mid-run), that call alone
+//!   is cancelled at its next checkpoint, the build is not published, and the calls still
+//!   asked for run on (the next build takes them from memory).
 //! - A build with errors keeps the last good pages served and lays an element with id
 //!   `countersign-error` over every page, showing the diagnostics as the terminal does
 //!   (file:line:column, stated against computed); the next good build removes it.
@@ -20,7 +25,9 @@
 //!   generation is in place. Built sites never contain it: only the server adds it.
 //! - `GET /__countersign/generation` answers the number of finished builds (tests and
 //!   `scripts/watch-latency` wait on it); `GET /__countersign/status` answers it with the
-//!   outcome and census counts of the last build, as JSON.
+//!   outcome and census counts of the last build, as JSON, and what it redid: `parsed` and
+//!   `checked` essays, and `rendered` (`bodies`, `pages`, `lists`, `static`; see
+//!   [`crate::render::Rendered`]).
 //! - Ctrl-C (SIGINT) or SIGTERM stops the process at once, which is clean: watch mode
 //!   writes nothing but cache entries, each written to a temporary file and renamed.
 
