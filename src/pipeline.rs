@@ -510,8 +510,9 @@ type CheckMemo = (String, Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Dia
 /// - rendering reuses every body, page and listing whose inputs are unchanged (see
 ///   [`crate::render::Memo`]).
 ///
-/// A changed `countersign.yaml` forgets everything. Census results are kept apart (the
-/// `memory` of [`Hooks`]), by cache key. Every reuse compares the exact inputs, so a run
+/// A changed `countersign.yaml` forgets every claim report and rendering (parsing an essay
+/// does not read it). Census results are kept apart (the `memory` of [`Hooks`]), by cache
+/// key. Every reuse compares the exact inputs, so a run
 /// with this memory produces the same output and diagnostics as one without.
 #[derive(Default)]
 pub struct Incremental {
