@@ -165,7 +165,7 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
     // Pages: three essays, the index, the ladder page, 404.html.
     let (w, ok, st) = s.step("first build");
     assert!(ok);
-    assert_eq!((w.parsed, w.checked, w.rendered.bodies, w.rendered.pages), (3, 3, 3, 6), "{w:?}");
+    assert_eq!((w.parsed, w.checked, w.rendered.bodies, w.rendered.figures, w.rendered.pages), (3, 3, 3, 1, 6), "{w:?}");
     assert_eq!(st.ran, 2, "{st:?}");
 
     let (w, _, _) = s.step("nothing changed");
@@ -180,6 +180,12 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
     assert!(ok);
     assert_eq!((w.parsed, w.checked, w.rendered.bodies, w.rendered.pages), (1, 1, 1, 1), "a prose edit redid more than its page: {w:?}");
     assert_eq!(w.rendered.lists, 1, "only the search index holds prose: {w:?}");
+    assert_eq!(w.rendered.figures, 0, "a prose edit redrew a figure: {w:?}");
+
+    s.edit("essays/a.md", "caption: Struck moves", "caption: The struck moves");
+    let (w, ok, _) = s.step("figure edit");
+    assert!(ok);
+    assert_eq!((w.rendered.bodies, w.rendered.figures, w.rendered.pages), (1, 1, 1), "{w:?}");
     assert_eq!((st.ran, w.rendered.static_files), (0, 0));
 
     s.edit("essays/a.md", "summary: The smallest census.", "summary: The very smallest census.");
@@ -265,7 +271,11 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
     s.edit("countersign.yaml", "title: Fixture", "title: Fixture site");
     let (w, ok, _) = s.step("configuration edit");
     assert!(ok);
-    assert_eq!((w.checked, w.rendered.bodies, w.rendered.pages), (3, 3, 6), "a configuration edit rebuilds everything: {w:?}");
+    assert_eq!(
+        (w.checked, w.rendered.bodies, w.rendered.figures, w.rendered.pages),
+        (3, 3, 1, 6),
+        "a configuration edit rebuilds everything: {w:?}"
+    );
 }
 
 #[test]

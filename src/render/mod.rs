@@ -270,7 +270,21 @@ pub fn summarize(v: &Value, depth: usize) -> Value {
     }
 }
 
-fn draw_figures(input: &EssayInput, files: &mut Vec<(String, Vec<u8>)>, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+/// Figures drawn without a problem, by (essay file, figure number): the key of their
+/// inputs, their HTML and their file.
+type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Vec<u8>)>)>;
+
+/// Draw the figures of an essay: their HTML in order, their files into `files`. A figure
+/// in `memo` with the key of its inputs (everything of its block but its place in the
+/// essay, its number, the call its path reads) is taken from there; one drawn without a
+/// problem is stored there, and counted in `made`.
+fn draw_figures(
+    input: &EssayInput,
+    files: &mut Vec<(String, Vec<u8>)>,
+    diags: &mut Vec<Diagnostic>,
+    memo: &mut FigureMemo,
+    made: &mut usize,
+) -> Vec<String> {
     let essay = input.essay;
     let mut html = Vec::new();
     for (i, f) in essay.figures.iter().enumerate() {
@@ -294,6 +308,28 @@ fn draw_figures(input: &EssayInput, files: &mut Vec<(String, Vec<u8>)>, diags: &
             html.push(String::new());
             continue;
         };
+        let key = Keyer::new("figure")
+            .part(&essay.slug)
+            .part(number.to_string())
+            .part(&f.id)
+            .part(&f.plot)
+            .part(&f.caption)
+            .part(&f.alt)
+            .part(serde_json::to_string(&f.options).unwrap_or_default())
+            .part(f.from.to_string())
+            .part(&b.census)
+            .part(serde_json::to_string(&b.params).unwrap_or_default())
+            .part(input.fingerprints.get(&f.from.id).map_or("", String::as_str))
+            .key();
+        let place = (essay.file.clone(), number);
+        if let Some((k, h, file)) = memo.get(&place) {
+            if *k == key {
+                html.push(h.clone());
+                files.extend(file.iter().cloned());
+                continue;
+            }
+        }
+        *made += 1;
         let data = match resolve(b, &f.from) {
             Ok(d) => d,
             Err(e) => {
@@ -313,19 +349,24 @@ fn draw_figures(input: &EssayInput, files: &mut Vec<(String, Vec<u8>)>, diags: &
         match draw(&data, &f.options, &meta) {
             Ok(Drawn::Svg(svg)) => {
                 let name = format!("fig-{}.svg", f.id);
-                files.push((format!("{}/{name}", essay.slug), svg.into_bytes()));
-                html.push(format!(
+                let file = (format!("{}/{name}", essay.slug), svg.into_bytes());
+                let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure\"><img src=\"{name}\" alt=\"{alt}\">{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
-                ));
+                );
+                files.push(file.clone());
+                html.push(h.clone());
+                memo.insert(place, (key, h, Some(file)));
             }
             Ok(Drawn::Html(table)) => {
-                html.push(format!(
+                let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\">{table}{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
-                ));
+                );
+                html.push(h.clone());
+                memo.insert(place, (key, h, None));
             }
             Err(e) => {
                 let span = match &e.key {
@@ -345,8 +386,10 @@ fn draw_figures(input: &EssayInput, files: &mut Vec<(String, Vec<u8>)>, diags: &
 /// a memory makes everything.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Rendered {
-    /// Essay bodies rendered from Markdown, with their figures drawn.
+    /// Essay bodies rendered from Markdown.
     pub bodies: usize,
+    /// Figures drawn (a body rendered again keeps the figures whose inputs are unchanged).
+    pub figures: usize,
     /// HTML pages rendered through a template: essay pages, the index, ladder pages and
     /// `404.html`.
     pub pages: usize,
@@ -407,7 +450,10 @@ struct PageOut {
 /// - an essay's body (Markdown, math, figures): its file, text, and the (census, canonical
 ///   parameters, fingerprint) of each bound result, which determine the results and so the
 ///   claim reports;
-/// - an essay's page (links resolved, `essay.html`, `results.json`, its search record):
+/// - within a body rendered again, a figure drawn without a problem: its block's keys, its
+///   number, the call its path reads (a prose edit redraws no figure);
+/// - an essay's page (links resolved, `essay.html`, its search record, `results.json`,
+///   which within a page rendered again is kept while its claims and calls are unchanged):
 ///   its body's key, the texts of the templates `essay.html` may read (see
 ///   [`template_closure`]), every essay's slug, title and headings (links may point at
 ///   them), the planned titles, the bibliography's text, its ladder's front matter;
@@ -423,6 +469,8 @@ pub struct Memo {
     templates: Option<(Vec<(String, String)>, tera::Tera)>,
     bib: Option<(String, bib::Bibliography, Vec<Diagnostic>)>,
     bodies: HashMap<String, (Key, BodyOut)>,
+    figures: FigureMemo,
+    results: HashMap<String, (Key, Vec<u8>)>,
     pages: HashMap<String, (Key, PageOut)>,
     files: HashMap<String, (Key, Option<Vec<u8>>)>,
     statics: BTreeMap<String, Vec<u8>>,
@@ -600,7 +648,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         let made = reuse_or(&mut old_bodies, &mut memo.bodies, &essay.file, key, || {
             let mut figures = Vec::new();
             let mut diags = Vec::new();
-            let figure_html = draw_figures(input, &mut figures, &mut diags);
+            let figure_html = draw_figures(input, &mut figures, &mut diags, &mut memo.figures, &mut memo.last.figures);
             let claim_html: Vec<String> = input.reports.iter().map(claim_html).collect();
             let claim_text: Vec<String> = input.reports.iter().map(|r| r.html_text.clone()).collect();
             let (body, d) = markdown::render(essay, &claim_html, &claim_text, &figure_html, &math);
@@ -699,17 +747,34 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
                 .filter(|r| r.kind != "plain")
                 .map(|r| json!({ "line": r.line, "path": r.path, "stated": r.stated, "value": r.value, "census": r.census_id, "status": r.status }))
                 .collect();
-            let censuses: Vec<Value> = essay
-                .calls
-                .iter()
-                .filter_map(|c| {
-                    let b = input.bound.get(&c.id)?;
-                    Some(json!({ "id": c.id, "census": b.census, "params": b.params, "fingerprint": input.fingerprints.get(&c.id), "summary": summarize(&b.result, 0) }))
-                })
-                .collect();
-            let results = json!({ "essay": essay.slug, "title": essay.front.title, "claims": claims, "censuses": censuses });
-            let mut results = serde_json::to_vec_pretty(&results).unwrap_or_default();
-            results.push(b'\n');
+            // Kept apart from the page: it changes only with the claims (their lines) and calls.
+            let mut key = Keyer::new("results.json");
+            key.part(&essay.slug).part(&essay.front.title).part(serde_json::to_string(&claims).unwrap_or_default());
+            for c in &essay.calls {
+                if let Some(b) = input.bound.get(&c.id) {
+                    key.part(&c.id).part(&b.census).part(serde_json::to_string(&b.params).unwrap_or_default());
+                    key.part(input.fingerprints.get(&c.id).map_or("", String::as_str));
+                }
+            }
+            let key = key.key();
+            let results = match memo.results.get(&essay.file) {
+                Some((k, r)) if *k == key => r.clone(),
+                _ => {
+                    let censuses: Vec<Value> = essay
+                        .calls
+                        .iter()
+                        .filter_map(|c| {
+                            let b = input.bound.get(&c.id)?;
+                            Some(json!({ "id": c.id, "census": b.census, "params": b.params, "fingerprint": input.fingerprints.get(&c.id), "summary": summarize(&b.result, 0) }))
+                        })
+                        .collect();
+                    let results = json!({ "essay": essay.slug, "title": essay.front.title, "claims": claims, "censuses": censuses });
+                    let mut results = serde_json::to_vec_pretty(&results).unwrap_or_default();
+                    results.push(b'\n');
+                    memo.results.insert(essay.file.clone(), (key, results.clone()));
+                    results
+                }
+            };
             PageOut { page, results, record, feed, planned: resolved.planned, diags }
         });
         memo.last.pages += made as usize;
@@ -750,6 +815,9 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         .iter()
         .map(|(a, l)| json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
         .collect();
+    // Forget the figures and results of essays that are gone.
+    memo.figures.retain(|(file, n), _| inputs.iter().any(|i| i.essay.file == *file && i.essay.figures.len() >= *n));
+    memo.results.retain(|file, _| inputs.iter().any(|i| i.essay.file == *file));
     let mut old_files = std::mem::take(&mut memo.files);
     let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
     let ctx = json!({

@@ -26,7 +26,7 @@
 //! - `GET /__countersign/generation` answers the number of finished builds (tests and
 //!   `scripts/watch-latency` wait on it); `GET /__countersign/status` answers it with the
 //!   outcome and census counts of the last build, as JSON, and what it redid: `parsed` and
-//!   `checked` essays, and `rendered` (`bodies`, `pages`, `lists`, `static`; see
+//!   `checked` essays, and `rendered` (`bodies`, `figures`, `pages`, `lists`, `static`; see
 //!   [`crate::render::Rendered`]).
 //! - Ctrl-C (SIGINT) or SIGTERM stops the process at once, which is clean: watch mode
 //!   writes nothing but cache entries, each written to a temporary file and renamed.
