@@ -437,6 +437,26 @@ fn a_census_edited_while_it_runs_is_cancelled() {
 }
 
 #[test]
+fn only_the_edited_call_is_cancelled_and_the_other_running_call_is_kept() {
+    let s = start();
+    let g = s.generation();
+    // Two calls of about a second and a few seconds, computed side by side...
+    let slow = "---\ntitle: Slow\n---\n\n```census\nid: s1\nrun: sylver.census\nwith: { max_genus: 21 }\n```\n\n\
+                ```census\nid: s2\nrun: sylver.census\nwith: { max_genus: 23 }\n```\n\nTwo slow calls.\n";
+    s.write("essays/slow.md", slow);
+    s.wait_until(|| s.status()["building"] == true);
+    // ...when the second is edited: it alone is cancelled; the first runs to its end.
+    s.write("essays/slow.md", &slow.replace("max_genus: 23", "max_genus: 3").replace("Two slow calls.", "One slow call left."));
+    s.wait_until(|| s.get("/slow/").2.contains("One slow call left."));
+    let st = s.status();
+    assert_eq!(st["cancelled"], 1, "{st}");
+    assert_eq!(st["generation"], g + 1, "the cancelled build was published: {st}");
+    assert_eq!(st["ok"], true, "{st}");
+    // The first call came from memory: only the edited call ran.
+    assert_eq!((st["stats"]["ran"].as_u64(), st["stats"]["remembered"].as_u64()), (Some(1), Some(2)), "{st}");
+}
+
+#[test]
 fn a_file_briefly_missing_mid_save_is_waited_for() {
     let s = start();
     let g = s.generation();
