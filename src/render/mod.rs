@@ -455,8 +455,8 @@ struct PageOut {
 /// - an essay's page (links resolved, `essay.html`, its search record, `results.json`,
 ///   which within a page rendered again is kept while its claims and calls are unchanged):
 ///   its body's key, the texts of the templates `essay.html` may read (see
-///   [`template_closure`]), every essay's slug, title and headings (links may point at
-///   them), the planned titles, the bibliography's text, its ladder's front matter;
+///   [`template_closure`]), what its links read of the other essays ([`links::reads`]),
+///   the planned titles, the bibliography's text, its ladder's front matter;
 /// - the index, ladder pages and `404.html`: their template texts and their whole context;
 /// - the feed and sitemap: the front matter they list; the search index: the page keys.
 ///
@@ -673,8 +673,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         .collect();
     let link_ctx = links::Context { essays: &targets, planned: &config.planned, bib: bibliography };
     // What every essay page depends on beyond its own body and ladder.
-    let shared =
-        Keyer::new("shared").part(format!("{targets:?}")).part(bib_text).part(site.to_string()).part(template_key("essay.html").0).key();
+    let shared = Keyer::new("shared").part(bib_text).part(site.to_string()).part(template_key("essay.html").0).key();
     let mut planned: Vec<(String, Vec<String>)> = Vec::new();
     let mut records = Vec::new();
     let mut feed_essays = Vec::new();
@@ -693,7 +692,12 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         let ladder_json = ladder.map(|(a, l)| {
             json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| { let mut s = summary(e); s["current"] = json!(e.slug == essay.slug); s }).collect::<Vec<_>>() })
         });
-        let key = Keyer::new("page").part(body_key.0).part(shared.0).part(json!([prev, next, ladder_json]).to_string()).key();
+        let key = Keyer::new("page")
+            .part(body_key.0)
+            .part(shared.0)
+            .part(links::reads(body, &targets))
+            .part(json!([prev, next, ladder_json]).to_string())
+            .key();
         let made = reuse_or(&mut old_pages, &mut memo.pages, &essay.file, key, || {
             let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
             let resolved = links::resolve(essay, body, &figure_ids, &link_ctx);
