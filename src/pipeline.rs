@@ -3,7 +3,8 @@
 //! Each stage is a function from the previous stage's data to its own, collecting
 //! diagnostics rather than stopping at the first. `check` runs every stage but `write`;
 //! `build` runs them all; `watch` reruns them on a change, keeping computed results in
-//! memory so that an edit to prose recomputes nothing.
+//! memory so that an edit to prose recomputes nothing, and an [`Incremental`] so that only
+//! the essays, claims and pages an edit touches are parsed, checked and rendered again.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -38,31 +39,39 @@ pub struct Loaded {
 
 /// Load the configuration and every essay under `root/essays`.
 pub fn load(root: &Path) -> Loaded {
+    load_with(root, &mut content::parse_essay).0
+}
+
+/// [`load`], parsing each essay with `parse`; also returns the configuration file's text.
+fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<String>) {
+    let mut config_text = None;
     let mut sources = Sources::new();
     let mut diags = Vec::new();
     let config = match Config::load(root) {
         Ok((c, text)) => {
             if let Some(t) = text {
+                config_text = Some(t.clone());
                 sources.add(config::FILE, t);
             }
             c
         }
         Err((d, text)) => {
             if let Some(t) = text {
+                config_text = Some(t.clone());
                 sources.add(config::FILE, t);
             }
             diags.push(d);
             Config::default()
         }
     };
-    let (essays, d) = content::load_dir(root, &root.join("essays"));
+    let (essays, d) = content::load_dir_with(root, &root.join("essays"), parse);
     diags.extend(d);
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
     // Files that failed to parse still need their text for diagnostics.
     add_missing_sources(root, &mut sources, &diags);
-    Loaded { root: root.to_path_buf(), config, essays, sources, diags }
+    (Loaded { root: root.to_path_buf(), config, essays, sources, diags }, config_text)
 }
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
@@ -249,6 +258,9 @@ pub struct ComputeOptions<'a> {
     pub progress: bool,
     /// Set to stop running calls at their next checkpoint.
     pub cancel: Arc<AtomicBool>,
+    /// One flag per call (same order as `Plan::calls`), used instead of `cancel`: set one
+    /// to stop that call alone.
+    pub flags: Option<&'a [Arc<AtomicBool>]>,
 }
 
 /// True when progress bars may be drawn: stderr is a terminal and `CI` is not set.
@@ -267,7 +279,8 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let values: Vec<Option<Arc<Value>>> = plan
         .calls
         .par_iter()
-        .map(|call| {
+        .enumerate()
+        .map(|(i, call)| {
             if let Some(mem) = opts.memory {
                 if let Some(v) = mem.lock().ok().and_then(|m| m.get(&call.key).cloned()) {
                     remembered.fetch_add(1, Ordering::Relaxed);
@@ -312,7 +325,8 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
             } else {
                 None
             };
-            let ctx = Ctx::with(opts.cancel.clone(), progress);
+            let flag = opts.flags.and_then(|f| f.get(i)).unwrap_or(&opts.cancel);
+            let ctx = Ctx::with(flag.clone(), progress);
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.prepared.run(&ctx)));
             if let Ok(mut b) = bar.lock() {
                 if let Some(pb) = b.take() {
@@ -378,6 +392,15 @@ pub struct Checked {
 
 /// Check every claim of every essay against the computed results.
 pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
+    check_with(loaded, plan, results, &mut |_, essay, bound| check::check_essay(essay, bound))
+}
+
+/// Checks the claims of essay number `i` against its bound results (see
+/// [`check::check_essay`]).
+type CheckFn<'a> = dyn FnMut(usize, &Essay, &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) + 'a;
+
+/// [`check`], checking each essay's claims with `check_one`.
+fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut CheckFn) -> Checked {
     let mut out = Checked { bound: Vec::new(), fingerprints: Vec::new(), reports: Vec::new(), diags: Vec::new() };
     for (i, essay) in loaded.essays.iter().enumerate() {
         let mut bound = BTreeMap::new();
@@ -399,7 +422,7 @@ pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
         }
         // Claims on ids whose call failed to plan were already reported; skip them.
         let failed_ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).collect();
-        let (reports, diags) = check::check_essay(essay, &bound);
+        let (reports, diags) = check_one(i, essay, &bound);
         out.diags.extend(diags.into_iter().filter(|d| {
             !(d.message.starts_with("no census result is bound to") && failed_ids.iter().any(|id| d.message.contains(&format!("`{id}`"))))
         }));
@@ -434,6 +457,8 @@ pub struct Run {
     pub output: Option<Output>,
     /// Every diagnostic, in stage order.
     pub diags: Vec<Diagnostic>,
+    /// What this run did afresh.
+    pub work: Work,
 }
 
 impl Run {
@@ -448,39 +473,123 @@ pub fn cache_dir(root: &Path) -> PathBuf {
     root.join(".countersign-cache")
 }
 
-/// What a caller may add to a run: results kept in memory, a cancellation flag, and a
-/// hook called with the plan before anything is computed (watch mode uses it to learn
-/// which calls a build needs).
+/// What a caller may add to a run: results kept in memory, what earlier runs made (watch
+/// mode), and a hook called with the plan before anything is computed.
 #[derive(Default)]
 pub struct Hooks<'a> {
     /// Results kept in memory across runs, by cache key.
     pub memory: Option<&'a Mutex<HashMap<String, Arc<Value>>>>,
-    /// Set to stop the run's census calls at their next checkpoint.
-    pub cancel: Arc<AtomicBool>,
-    /// Called once the calls are planned.
-    pub on_plan: Option<&'a dyn Fn(&Plan)>,
+    /// Essays parsed, claims checked and pages rendered by earlier runs, reused when their
+    /// inputs are unchanged (see [`Incremental`]).
+    pub memo: Option<&'a mut Incremental>,
+    /// Called once the calls are planned, with one cancellation flag per call (same order
+    /// as `Plan::calls`): setting one stops that call at its next checkpoint, and the run
+    /// then ends without checking or rendering.
+    pub on_plan: Option<&'a dyn Fn(&Plan, &[Arc<AtomicBool>])>,
+}
+
+/// What a run did afresh (a run without [`Incremental`] does everything).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Work {
+    /// Essays parsed.
+    pub parsed: usize,
+    /// Essays whose claims were checked.
+    pub checked: usize,
+    /// Bodies, pages, listings and static files made (see [`crate::render::Rendered`]).
+    pub rendered: crate::render::Rendered,
+}
+
+/// One essay's claims as last checked: (text, bindings) → (reports, diagnostics).
+type CheckMemo = (String, Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
+
+/// What watch mode keeps between runs, so that a run redoes only what its changes touch:
+///
+/// - an essay is parsed again only when its file name or text changed;
+/// - its claims are checked again only when its text or the calls its ids are bound to
+///   changed (a result is a function of its call's cache key);
+/// - rendering reuses every body, page and listing whose inputs are unchanged (see
+///   [`crate::render::Memo`]).
+///
+/// A changed `countersign.yaml` forgets every claim report and rendering (parsing an essay
+/// does not read it). Census results are kept apart (the `memory` of [`Hooks`]), by cache
+/// key. Every reuse compares the exact inputs, so a run
+/// with this memory produces the same output and diagnostics as one without.
+#[derive(Default)]
+pub struct Incremental {
+    config: Option<Option<String>>,
+    essays: HashMap<String, (PathBuf, String, Option<Essay>, Vec<Diagnostic>)>,
+    checks: HashMap<String, CheckMemo>,
+    render: crate::render::Memo,
+    /// What the latest run did afresh.
+    pub last: Work,
 }
 
 /// Load, plan, compute, check and (when `opts.render`) render a site.
 pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
-    run_with(opts, &Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
+    run_with(opts, Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
 }
 
-/// [`run`] with [`Hooks`]; `None` when `hooks.cancel` was set before the census calls
-/// finished (nothing after them is done).
-pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
-    let mut loaded = load(&opts.root);
+/// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
+/// census calls finished (nothing after them is done; calls that finished are remembered).
+pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
+    let mut fresh = Incremental::default();
+    let memo = hooks.memo.unwrap_or(&mut fresh);
+    memo.last = Work::default();
+    // Load, parsing only the essays whose text changed.
+    let mut old = std::mem::take(&mut memo.essays);
+    let mut essays = HashMap::new();
+    let mut parsed = 0;
+    let (mut loaded, config_text) = load_with(&opts.root, &mut |file: &str, path: PathBuf, source: String| {
+        let (essay, diags) = match old.remove(file) {
+            Some((p, s, e, d)) if p == path && s == source => (e, d),
+            _ => {
+                parsed += 1;
+                content::parse_essay(file, path.clone(), source.clone())
+            }
+        };
+        essays.insert(file.to_string(), (path, source, essay.clone(), diags.clone()));
+        (essay, diags)
+    });
+    memo.essays = essays;
+    memo.last.parsed = parsed;
+    if memo.config.as_ref() != Some(&config_text) {
+        // A new configuration: everything but the parsed essays is made afresh.
+        memo.checks.clear();
+        memo.render = crate::render::Memo::default();
+        memo.config = Some(config_text);
+    }
     let plan = plan(&loaded);
+    let flags: Vec<Arc<AtomicBool>> = plan.calls.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
     if let Some(f) = hooks.on_plan {
-        f(&plan);
+        f(&plan, &flags);
     }
     let cache = if opts.use_cache { Cache::at(cache_dir(&opts.root)) } else { Cache::disabled() };
-    let results =
-        compute(&plan, &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: hooks.cancel.clone() });
-    if hooks.cancel.load(Ordering::SeqCst) {
+    let results = compute(
+        &plan,
+        &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: Arc::default(), flags: Some(&flags) },
+    );
+    if flags.iter().any(|f| f.load(Ordering::SeqCst)) {
         return None;
     }
-    let checked = check(&loaded, &plan, &results);
+    // Check, again only the essays whose text or bound calls changed.
+    let mut old = std::mem::take(&mut memo.checks);
+    let mut checks = HashMap::new();
+    let mut checked_now = 0;
+    let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>| {
+        let binding: Vec<(String, String, bool)> =
+            plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), bound.contains_key(id))).collect();
+        let (reports, diags) = match old.remove(&essay.file) {
+            Some((s, b, r, d)) if s == essay.source && b == binding => (r, d),
+            _ => {
+                checked_now += 1;
+                check::check_essay(essay, bound)
+            }
+        };
+        checks.insert(essay.file.clone(), (essay.source.clone(), binding, reports.clone(), diags.clone()));
+        (reports, diags)
+    });
+    memo.checks = checks;
+    memo.last.checked = checked_now;
     let mut diags = loaded.diags.clone();
     diags.extend(plan.diags.iter().cloned());
     diags.extend(results.diags.iter().cloned());
@@ -499,7 +608,8 @@ pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
                 reports: &checked.reports[i],
             })
             .collect();
-        let d = crate::render::render_site(&opts.root, &loaded.config, &inputs, &mut out);
+        let d = crate::render::render_site_with(&opts.root, &loaded.config, &inputs, &mut out, &mut memo.render);
+        memo.last.rendered = memo.render.last;
         drop(inputs);
         // Files only rendering reads (references.yaml) still need their text for diagnostics.
         for x in &d {
@@ -515,5 +625,6 @@ pub fn run_with(opts: &RunOptions, hooks: &Hooks) -> Option<Run> {
     // Render diagnostics may point into site templates: load their text for display.
     let mut loaded = loaded;
     add_missing_sources(&opts.root, &mut loaded.sources, &diags);
-    Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags })
+    let work = memo.last;
+    Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
 }

@@ -32,6 +32,37 @@ fn a_prose_edit_is_served_and_recomputes_no_census() {
 }
 
 #[test]
+fn an_edit_rerenders_only_what_depends_on_it() {
+    let s = start();
+    // The first build renders every page: the essay, the index, the ladder page, 404.html.
+    let st = s.status();
+    assert_eq!(st["rendered"]["pages"], 4, "{st}");
+    s.edit(ESSAY, "There are", "Counted again, there are");
+    assert!(s.page("/small/").contains("Counted again, there are"));
+    let st = s.status();
+    assert_eq!(st["ok"], true, "{st}");
+    assert_eq!((st["parsed"].as_u64(), st["checked"].as_u64()), (Some(1), Some(1)), "{st}");
+    assert_eq!(st["rendered"]["bodies"], 1, "{st}");
+    assert_eq!(st["rendered"]["pages"], 1, "a prose edit rendered other pages than its own: {st}");
+    assert_eq!(st["rendered"]["static"], 0, "{st}");
+    // A static file: that file, and no page.
+    std::fs::create_dir_all(s.path("static")).unwrap();
+    s.write("static/extra.css", "p { color: teal }");
+    s.wait_until(|| s.get("/extra.css").0 == 200);
+    let st = s.status();
+    assert_eq!((st["rendered"]["static"].as_u64(), st["rendered"]["pages"].as_u64()), (Some(1), Some(0)), "{st}");
+    // The essay template: the essay's page only.
+    let g = s.generation();
+    std::fs::create_dir_all(s.path("templates")).unwrap();
+    let essay = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/essay.html")).unwrap();
+    s.write("templates/essay.html", &essay.replacen("<article class=\"essay\">", "<article class=\"essay\"><p>Essay banner</p>", 1));
+    s.wait_until(|| s.get("/small/").2.contains("Essay banner"));
+    let st = s.status();
+    assert!(st["generation"].as_u64() > Some(g), "{st}");
+    assert_eq!((st["rendered"]["pages"].as_u64(), st["rendered"]["bodies"].as_u64()), (Some(1), Some(0)), "{st}");
+}
+
+#[test]
 fn a_broken_claim_shows_the_overlay_over_the_last_good_page_until_fixed() {
     let s = start();
     let good = s.page("/small/");
@@ -259,6 +290,26 @@ fn a_census_edited_while_it_runs_is_cancelled() {
     assert_eq!(st["generation"], g + 1, "the cancelled build was published: {st}");
     assert_eq!(st["ok"], true, "{st}");
     assert_eq!(st["stats"]["ran"], 0, "{st}");
+}
+
+#[test]
+fn only_the_edited_call_is_cancelled_and_the_other_running_call_is_kept() {
+    let s = start();
+    let g = s.generation();
+    // Two calls of about a second and a few seconds, computed side by side...
+    let slow = "---\ntitle: Slow\n---\n\n```census\nid: s1\nrun: sylver.census\nwith: { max_genus: 21 }\n```\n\n\
+                ```census\nid: s2\nrun: sylver.census\nwith: { max_genus: 23 }\n```\n\nTwo slow calls.\n";
+    s.write("essays/slow.md", slow);
+    s.wait_until(|| s.status()["building"] == true);
+    // ...when the second is edited: it alone is cancelled; the first runs to its end.
+    s.write("essays/slow.md", &slow.replace("max_genus: 23", "max_genus: 3").replace("Two slow calls.", "One slow call left."));
+    s.wait_until(|| s.get("/slow/").2.contains("One slow call left."));
+    let st = s.status();
+    assert_eq!(st["cancelled"], 1, "{st}");
+    assert_eq!(st["generation"], g + 1, "the cancelled build was published: {st}");
+    assert_eq!(st["ok"], true, "{st}");
+    // The first call came from memory: only the edited call ran.
+    assert_eq!((st["stats"]["ran"].as_u64(), st["stats"]["remembered"].as_u64()), (Some(1), Some(2)), "{st}");
 }
 
 #[test]

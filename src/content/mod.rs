@@ -303,6 +303,15 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
 /// the site root, for display names. Essays come back sorted by slug; duplicate slugs and
 /// duplicate titles are diagnostics.
 pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
+    load_dir_with(root, dir, &mut parse_essay)
+}
+
+/// Parses one essay file: (file as shown, path on disk, text) → [`parse_essay`]'s answer.
+pub type ParseFn<'a> = dyn FnMut(&str, PathBuf, String) -> (Option<Essay>, Vec<Diagnostic>) + 'a;
+
+/// [`load_dir`], parsing each file with `parse` (watch mode passes [`parse_essay`] behind
+/// a memory of the texts it has parsed, so an unchanged essay is not parsed again).
+pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<Essay>, Vec<Diagnostic>) {
     let mut essays: Vec<Essay> = Vec::new();
     let mut diags = Vec::new();
     let display = |p: &FsPath| p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
@@ -375,7 +384,7 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
                 continue;
             }
         };
-        let (essay, d) = parse_essay(&file, path, source);
+        let (essay, d) = parse(&file, path, source);
         diags.extend(d);
         if let Some(e) = essay {
             essays.push(e);

@@ -61,18 +61,18 @@ pub struct Bibliography {
     pub entries: BTreeMap<String, Reference>,
 }
 
-/// Load `root/references.yaml`. A missing file is an empty bibliography; a malformed one
-/// is one diagnostic at the line serde_yaml reports.
-pub fn load(root: &Path) -> (Bibliography, Vec<Diagnostic>) {
-    let text = match std::fs::read_to_string(root.join(FILE)) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Bibliography::default(), Vec::new()),
-        Err(e) => return (Bibliography::default(), vec![Diagnostic::error(FILE, 0..0, format!("cannot read the bibliography: {e}"))]),
-    };
-    parse(&text)
+/// The text of `root/references.yaml`; `None` when there is none. Errors: it exists and
+/// cannot be read (a diagnostic on the file).
+pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
+    match std::fs::read_to_string(root.join(FILE)) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Diagnostic::error(FILE, 0..0, format!("cannot read the bibliography: {e}"))),
+    }
 }
 
-/// Parse a bibliography's text (see [`load`]).
+/// Parse a bibliography's text (from [`read`]). Empty text is an empty bibliography; a
+/// malformed one is one diagnostic at the line serde_yaml reports.
 pub fn parse(text: &str) -> (Bibliography, Vec<Diagnostic>) {
     if text.trim().is_empty() {
         return (Bibliography::default(), Vec::new());

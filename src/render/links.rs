@@ -58,6 +58,28 @@ fn find_heading<'a>(headings: &'a [Heading], h: &str) -> Option<&'a Heading> {
     headings.iter().find(|x| x.id == h).or_else(|| headings.iter().find(|x| x.id == want || heading_id(&x.text) == want))
 }
 
+/// What [`resolve`] reads of the other essays to resolve `body`'s links, as text: for
+/// each link to another essay, the slug and title it finds (and that essay's headings when
+/// the link names one), or, when it finds none, every essay's title and slug (the
+/// diagnostic lists them). Two bodies' links resolve alike against two lists of essays
+/// when this text is the same (watch mode re-renders a page only then).
+pub fn reads(body: &Body, essays: &[Target]) -> String {
+    let mut out = String::new();
+    for rf in &body.refs {
+        let RefKind::Essay { target, heading, .. } = &rf.kind else { continue };
+        if target.is_empty() {
+            continue;
+        }
+        let part = match find_essay(essays, target) {
+            Some(t) if heading.is_some() => format!("{target:?} {:?} {:?} {:?}\n", t.slug, t.title, t.headings),
+            Some(t) => format!("{target:?} {:?} {:?}\n", t.slug, t.title),
+            None => format!("{target:?} none {:?}\n", essays.iter().map(|t| (&t.title, &t.slug)).collect::<Vec<_>>()),
+        };
+        out.push_str(&part);
+    }
+    out
+}
+
 /// Resolve the markers of `body` (the rendered body of `essay`, which lives at `/<slug>/`).
 /// `figures` are the essay's figure ids in order (Figure 1 first).
 pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) -> Resolved {

@@ -4,7 +4,8 @@
 //! Templates: `base.html`, `essay.html` and `index.html` are built into the binary (from
 //! this repository's `templates/`); a site's own `templates/` overrides them file by file
 //! and may add more. Static files likewise: the built-in `style.css`, then the site's
-//! `static/` copied over it.
+//! `static/` copied over it. [`render_site_with`] keeps what it renders in a [`Memo`] and
+//! reuses every piece whose inputs are unchanged (watch mode).
 
 pub mod bib;
 pub mod feed;
@@ -13,7 +14,7 @@ pub mod markdown;
 pub mod math;
 pub mod search;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use serde::Serialize;
@@ -87,8 +88,10 @@ pub struct EssayInput<'a> {
     pub reports: &'a [ClaimReport],
 }
 
-/// Load templates: built-ins, then the site's `templates/*.html` over them.
-pub fn templates(root: &Path) -> Result<tera::Tera, Vec<Diagnostic>> {
+/// The texts of the templates a site renders with, by name: the built-ins, each replaced
+/// by the site's `templates/<name>` when it has one, then the site's others (sorted by
+/// name). Errors: a template or the folder cannot be read.
+pub fn template_sources(root: &Path) -> (Vec<(String, String)>, Vec<Diagnostic>) {
     let mut list: Vec<(String, String)> = BUILTIN_TEMPLATES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
     let mut diags = Vec::new();
     let dir = root.join("templates");
@@ -113,16 +116,41 @@ pub fn templates(root: &Path) -> Result<tera::Tera, Vec<Diagnostic>> {
             }
         }
     }
+    (list, diags)
+}
+
+/// Compile template texts (from [`template_sources`]) into one tera instance, with
+/// autoescaping for `.html`. Errors: a syntax error, a missing parent, an inheritance loop.
+pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, Vec<Diagnostic>> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![".html"]);
-    if let Err(e) = t.add_raw_templates(list.iter().map(|(n, s)| (n.as_str(), s.as_str()))) {
-        diags.push(tera_diag(&e, "templates"));
+    match t.add_raw_templates(list.iter().map(|(n, s)| (n.as_str(), s.as_str()))) {
+        Ok(()) => Ok(t),
+        Err(e) => Err(vec![tera_diag(&e, "templates")]),
     }
-    if diags.is_empty() {
-        Ok(t)
-    } else {
-        Err(diags)
+}
+
+/// Which templates rendering `name` may read: `name` itself and, transitively, every
+/// template whose name its text quotes (`{% extends "base.html" %}`, `{% include "x.html"
+/// %}`, `{% import "macros.html" as m %}`, or the name in any other string). Conservative:
+/// a name quoted for another reason only adds a dependency, never drops one; tera keeps
+/// no record of includes, so the map is read from the sources. Sorted by name.
+pub fn template_closure(list: &[(String, String)], name: &str) -> Vec<String> {
+    let quotes = |text: &str, other: &str| ['"', '\''].iter().any(|q| text.contains(&format!("{q}{other}{q}")));
+    let mut seen = vec![name.to_string()];
+    let mut i = 0;
+    while i < seen.len() {
+        if let Some((_, text)) = list.iter().find(|(n, _)| *n == seen[i]) {
+            for (other, _) in list {
+                if !seen.contains(other) && quotes(text, other) {
+                    seen.push(other.clone());
+                }
+            }
+        }
+        i += 1;
     }
+    seen.sort();
+    seen
 }
 
 /// A tera error as a diagnostic, with the whole chain of causes.
@@ -242,7 +270,21 @@ pub fn summarize(v: &Value, depth: usize) -> Value {
     }
 }
 
-fn draw_figures(input: &EssayInput, out: &mut Output, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+/// Figures drawn without a problem, by (essay file, figure number): the key of their
+/// inputs, their HTML and their file.
+type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Vec<u8>)>)>;
+
+/// Draw the figures of an essay: their HTML in order, their files into `files`. A figure
+/// in `memo` with the key of its inputs (everything of its block but its place in the
+/// essay, its number, the call its path reads) is taken from there; one drawn without a
+/// problem is stored there, and counted in `made`.
+fn draw_figures(
+    input: &EssayInput,
+    files: &mut Vec<(String, Vec<u8>)>,
+    diags: &mut Vec<Diagnostic>,
+    memo: &mut FigureMemo,
+    made: &mut usize,
+) -> Vec<String> {
     let essay = input.essay;
     let mut html = Vec::new();
     for (i, f) in essay.figures.iter().enumerate() {
@@ -266,6 +308,28 @@ fn draw_figures(input: &EssayInput, out: &mut Output, diags: &mut Vec<Diagnostic
             html.push(String::new());
             continue;
         };
+        let key = Keyer::new("figure")
+            .part(&essay.slug)
+            .part(number.to_string())
+            .part(&f.id)
+            .part(&f.plot)
+            .part(&f.caption)
+            .part(&f.alt)
+            .part(serde_json::to_string(&f.options).unwrap_or_default())
+            .part(f.from.to_string())
+            .part(&b.census)
+            .part(serde_json::to_string(&b.params).unwrap_or_default())
+            .part(input.fingerprints.get(&f.from.id).map_or("", String::as_str))
+            .key();
+        let place = (essay.file.clone(), number);
+        if let Some((k, h, file)) = memo.get(&place) {
+            if *k == key {
+                html.push(h.clone());
+                files.extend(file.iter().cloned());
+                continue;
+            }
+        }
+        *made += 1;
         let data = match resolve(b, &f.from) {
             Ok(d) => d,
             Err(e) => {
@@ -285,19 +349,24 @@ fn draw_figures(input: &EssayInput, out: &mut Output, diags: &mut Vec<Diagnostic
         match draw(&data, &f.options, &meta) {
             Ok(Drawn::Svg(svg)) => {
                 let name = format!("fig-{}.svg", f.id);
-                out.insert(format!("{}/{name}", essay.slug), svg.into_bytes());
-                html.push(format!(
+                let file = (format!("{}/{name}", essay.slug), svg.into_bytes());
+                let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure\"><img src=\"{name}\" alt=\"{alt}\">{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
-                ));
+                );
+                files.push(file.clone());
+                html.push(h.clone());
+                memo.insert(place, (key, h, Some(file)));
             }
             Ok(Drawn::Html(table)) => {
-                html.push(format!(
+                let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\">{table}{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
-                ));
+                );
+                html.push(h.clone());
+                memo.insert(place, (key, h, None));
             }
             Err(e) => {
                 let span = match &e.key {
@@ -313,10 +382,182 @@ fn draw_figures(input: &EssayInput, out: &mut Output, diags: &mut Vec<Diagnostic
     html
 }
 
+/// What one render made afresh; everything else came from the [`Memo`]. A render without
+/// a memory makes everything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Rendered {
+    /// Essay bodies rendered from Markdown.
+    pub bodies: usize,
+    /// Figures drawn (a body rendered again keeps the figures whose inputs are unchanged).
+    pub figures: usize,
+    /// HTML pages rendered through a template: essay pages, the index, ladder pages and
+    /// `404.html`.
+    pub pages: usize,
+    /// Listings rebuilt: `search-index.json`, `feed.xml`, `sitemap.xml`.
+    pub lists: usize,
+    /// Static files added or replaced (bytes different from the previous render's).
+    #[serde(rename = "static")]
+    pub static_files: usize,
+}
+
+/// The identity of a piece's inputs: BLAKE3 over its parts, each prefixed by its length,
+/// so that different inputs give different keys (short of a BLAKE3 collision).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key([u8; 32]);
+
+struct Keyer(blake3::Hasher);
+
+impl Keyer {
+    fn new(tag: &str) -> Keyer {
+        let mut k = Keyer(blake3::Hasher::new());
+        k.part(tag);
+        k
+    }
+
+    fn part(&mut self, bytes: impl AsRef<[u8]>) -> &mut Keyer {
+        let b = bytes.as_ref();
+        self.0.update(&(b.len() as u64).to_le_bytes());
+        self.0.update(b);
+        self
+    }
+
+    fn key(&self) -> Key {
+        Key(*self.0.finalize().as_bytes())
+    }
+}
+
+/// Pass 1 of one essay: its body and its figures' files.
+struct BodyOut {
+    body: markdown::Body,
+    figures: Vec<(String, Vec<u8>)>,
+    diags: Vec<Diagnostic>,
+}
+
+/// Pass 2 of one essay: its page and what the site's listings take from it.
+struct PageOut {
+    page: Option<Vec<u8>>,
+    results: Vec<u8>,
+    record: Value,
+    feed: feed::FeedEssay,
+    planned: Vec<String>,
+    diags: Vec<Diagnostic>,
+}
+
+/// Rendering kept between builds (watch mode). Each piece is stored with the [`Key`] of
+/// every input it was made from, and reused only when the key is the same, so a render
+/// with a memory is byte for byte the render without one:
+///
+/// - an essay's body (Markdown, math, figures): its file, text, and the (census, canonical
+///   parameters, fingerprint) of each bound result, which determine the results and so the
+///   claim reports;
+/// - within a body rendered again, a figure drawn without a problem: its block's keys, its
+///   number, the call its path reads (a prose edit redraws no figure);
+/// - an essay's page (links resolved, `essay.html`, its search record, `results.json`,
+///   which within a page rendered again is kept while its claims and calls are unchanged):
+///   its body's key, the texts of the templates `essay.html` may read (see
+///   [`template_closure`]), what its links read of the other essays ([`links::reads`]),
+///   the planned titles, the bibliography's text, its ladder's front matter;
+/// - the index, ladder pages and `404.html`: their template texts and their whole context;
+/// - the feed and sitemap: the front matter they list; the search index: the page keys.
+///
+/// A changed `countersign.yaml` forgets everything. Templates are compiled again only when
+/// one of their texts changed; static files are read every time and counted when their
+/// bytes changed.
+#[derive(Default)]
+pub struct Memo {
+    config: String,
+    templates: Option<(Vec<(String, String)>, tera::Tera)>,
+    bib: Option<(String, bib::Bibliography, Vec<Diagnostic>)>,
+    bodies: HashMap<String, (Key, BodyOut)>,
+    figures: FigureMemo,
+    results: HashMap<String, (Key, Vec<u8>)>,
+    pages: HashMap<String, (Key, PageOut)>,
+    files: HashMap<String, (Key, Option<Vec<u8>>)>,
+    statics: BTreeMap<String, Vec<u8>>,
+    /// What the latest render made afresh.
+    pub last: Rendered,
+}
+
+/// Take `name` from `old` when its key is `key`, else make it; either way keep it in `new`
+/// (so pieces no build asks for any more are dropped). True when it was made.
+fn reuse_or<T>(
+    old: &mut HashMap<String, (Key, T)>,
+    new: &mut HashMap<String, (Key, T)>,
+    name: &str,
+    key: Key,
+    make: impl FnOnce() -> T,
+) -> bool {
+    if let Some((k, v)) = old.remove(name) {
+        if k == key {
+            new.insert(name.to_string(), (k, v));
+            return false;
+        }
+    }
+    new.insert(name.to_string(), (key, make()));
+    true
+}
+
+/// The site's single files (template pages and listings) between two renders.
+struct Files<'a> {
+    old: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
+    new: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
+    out: &'a mut Output,
+    /// Counter of the files made afresh.
+    made: &'a mut usize,
+}
+
+impl Files<'_> {
+    /// `path` from the old render when its key is `key`, else `make()` (`None`: no file).
+    fn list(&mut self, path: &str, key: Key, make: impl FnOnce() -> Option<Vec<u8>>) {
+        let bytes = match self.old.remove(path) {
+            Some((k, b)) if k == key => b,
+            _ => {
+                *self.made += 1;
+                make()
+            }
+        };
+        if let Some(b) = &bytes {
+            self.out.insert(path, b.clone());
+        }
+        self.new.insert(path.to_string(), (key, bytes));
+    }
+
+    /// Render `template` with the context `ctx` to `path`, unless the template texts
+    /// (`templates`, see [`template_closure`]) and `ctx` are those of the old render.
+    /// Errors: tera's; nothing is kept then.
+    fn page(&mut self, tera: &tera::Tera, template: &str, templates: Key, ctx: &Value, path: &str) -> Result<(), tera::Error> {
+        let key = Keyer::new(template).part(templates.0).part(ctx.to_string()).key();
+        if let Some((k, Some(b))) = self.old.remove(path) {
+            if k == key {
+                self.out.insert(path, b.clone());
+                self.new.insert(path.to_string(), (k, Some(b)));
+                return Ok(());
+            }
+        }
+        *self.made += 1;
+        let page = tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes();
+        self.out.insert(path, page.clone());
+        self.new.insert(path.to_string(), (key, Some(page)));
+        Ok(())
+    }
+}
+
 /// Render every essay, the index and the static files into `out`. Problems (math,
 /// figures, templates) come back as diagnostics; the output is only meaningful when there
 /// are none.
 pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mut Output) -> Vec<Diagnostic> {
+    render_site_with(root, config, inputs, out, &mut Memo::default())
+}
+
+/// [`render_site`], reusing from `memo` every piece whose inputs are unchanged and storing
+/// what it makes (see [`Memo`]); `memo.last` says what was made afresh. The output and the
+/// diagnostics are the same as [`render_site`]'s.
+pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out: &mut Output, memo: &mut Memo) -> Vec<Diagnostic> {
+    let config_key = format!("{config:?}");
+    if memo.config != config_key {
+        *memo = Memo { config: config_key, ..Memo::default() };
+    }
+    memo.last = Rendered::default();
     let mut diags = Vec::new();
     let math = match math::Math::new(&config.math.macros) {
         Ok(m) => m,
@@ -325,9 +566,25 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
             return diags;
         }
     };
-    let tera = match templates(root) {
-        Ok(t) => t,
-        Err(d) => return d.into_iter().map(|d| place_template_diag(root, d)).collect(),
+    let (sources, d) = template_sources(root);
+    if !d.is_empty() {
+        return d.into_iter().map(|d| place_template_diag(root, d)).collect();
+    }
+    if memo.templates.as_ref().is_none_or(|(s, _)| *s != sources) {
+        memo.templates = None;
+        match compile_templates(&sources) {
+            Ok(t) => memo.templates = Some((sources, t)),
+            Err(d) => return d.into_iter().map(|d| place_template_diag(root, d)).collect(),
+        }
+    }
+    let Some((sources, tera)) = &memo.templates else { return diags };
+    let template_key = |name: &str| {
+        let mut k = Keyer::new("templates");
+        for n in template_closure(sources, name) {
+            k.part(&n);
+            k.part(sources.iter().find(|(s, _)| *s == n).map_or("", |(_, t)| t.as_str()));
+        }
+        k.key()
     };
     let site = json!({ "title": config.title, "base_url": config.base_url, "description": config.description });
     // Ladders: essays grouped by anchor in rung order, then the loose ones by title.
@@ -360,54 +617,70 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
             }
         }
     }
-    let (bibliography, d) = bib::load(root);
-    diags.extend(d);
-    // Pass 1: every body, so that links can see every essay's headings.
-    let mut bodies = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let figure_html = draw_figures(input, out, &mut diags);
-        let claim_html: Vec<String> = input.reports.iter().map(claim_html).collect();
-        let claim_text: Vec<String> = input.reports.iter().map(|r| r.html_text.clone()).collect();
-        let (body, d) = markdown::render(input.essay, &claim_html, &claim_text, &figure_html, &math);
-        diags.extend(d);
-        bodies.push(body);
+    // The bibliography, parsed again only when its text changed.
+    let bib_text = match bib::read(root) {
+        Ok(t) => t,
+        Err(d) => {
+            memo.bib = None;
+            diags.push(d);
+            None
+        }
+    };
+    let bib_text = bib_text.unwrap_or_default();
+    if memo.bib.as_ref().is_none_or(|(t, _, _)| *t != bib_text) {
+        let (b, d) = bib::parse(&bib_text);
+        memo.bib = Some((bib_text, b, d));
     }
+    let Some((bib_text, bibliography, d)) = &memo.bib else { return diags };
+    diags.extend(d.iter().cloned());
+    // Pass 1: every body, so that links can see every essay's headings.
+    let mut old_bodies = std::mem::take(&mut memo.bodies);
+    let mut body_keys = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let essay = input.essay;
+        let mut k = Keyer::new("body");
+        k.part(&essay.file).part(&essay.slug).part(&essay.source);
+        for (id, b) in input.bound {
+            k.part(id).part(&b.census).part(serde_json::to_string(&b.params).unwrap_or_default());
+            k.part(input.fingerprints.get(id).map_or("", String::as_str));
+        }
+        let key = k.key();
+        let made = reuse_or(&mut old_bodies, &mut memo.bodies, &essay.file, key, || {
+            let mut figures = Vec::new();
+            let mut diags = Vec::new();
+            let figure_html = draw_figures(input, &mut figures, &mut diags, &mut memo.figures, &mut memo.last.figures);
+            let claim_html: Vec<String> = input.reports.iter().map(claim_html).collect();
+            let claim_text: Vec<String> = input.reports.iter().map(|r| r.html_text.clone()).collect();
+            let (body, d) = markdown::render(essay, &claim_html, &claim_text, &figure_html, &math);
+            diags.extend(d);
+            BodyOut { body, figures, diags }
+        });
+        memo.last.bodies += made as usize;
+        if let Some((_, b)) = memo.bodies.get(&essay.file) {
+            for (p, bytes) in &b.figures {
+                out.insert(p.clone(), bytes.clone());
+            }
+            diags.extend(b.diags.iter().cloned());
+        }
+        body_keys.push(key);
+    }
+    let no_body = markdown::Body::default();
+    let bodies: Vec<&markdown::Body> = inputs.iter().map(|i| memo.bodies.get(&i.essay.file).map_or(&no_body, |(_, b)| &b.body)).collect();
     let targets: Vec<links::Target> = inputs
         .iter()
         .zip(&bodies)
         .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
         .collect();
-    let link_ctx = links::Context { essays: &targets, planned: &config.planned, bib: &bibliography };
+    let link_ctx = links::Context { essays: &targets, planned: &config.planned, bib: bibliography };
+    // What every essay page depends on beyond its own body and ladder.
+    let shared = Keyer::new("shared").part(bib_text).part(site.to_string()).part(template_key("essay.html").0).key();
     let mut planned: Vec<(String, Vec<String>)> = Vec::new();
     let mut records = Vec::new();
     let mut feed_essays = Vec::new();
-    for (input, body) in inputs.iter().zip(&bodies) {
+    let mut old_pages = std::mem::take(&mut memo.pages);
+    let mut search_key = Keyer::new("search-index.json");
+    for ((input, body), body_key) in inputs.iter().zip(&bodies).zip(&body_keys) {
         let essay = input.essay;
-        let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
-        let resolved = links::resolve(essay, body, &figure_ids, &link_ctx);
-        diags.extend(resolved.diags);
-        for p in resolved.planned {
-            match planned.iter_mut().find(|(t, _)| *t == p) {
-                Some((_, files)) => files.push(essay.file.clone()),
-                None => planned.push((p, vec![essay.file.clone()])),
-            }
-        }
-        let mut references: Vec<&bib::Reference> = resolved.cited.iter().filter_map(|k| bibliography.entries.get(k)).collect();
-        references.sort_by(|a, b| a.names.cmp(&b.names).then(a.year.cmp(&b.year)).then(a.key.cmp(&b.key)));
-        let calls: Vec<CallInfo> = essay
-            .calls
-            .iter()
-            .filter_map(|c| {
-                let b = input.bound.get(&c.id)?;
-                Some(CallInfo {
-                    id: c.id.clone(),
-                    census: b.census.clone(),
-                    params: serde_json::to_string(&b.params).unwrap_or_default(),
-                    fingerprint: input.fingerprints.get(&c.id).cloned().unwrap_or_default(),
-                    claims: input.reports.iter().filter(|r| r.census_id.as_deref() == Some(c.id.as_str())).count(),
-                })
-            })
-            .collect();
         let ladder = essay.front.anchor.as_ref().and_then(|a| ladders.get(a).map(|l| (a, l)));
         let (prev, next) = match ladder {
             Some((_, l)) => {
@@ -419,48 +692,115 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
         let ladder_json = ladder.map(|(a, l)| {
             json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| { let mut s = summary(e); s["current"] = json!(e.slug == essay.slug); s }).collect::<Vec<_>>() })
         });
-        let mut ctx = tera::Context::new();
-        ctx.insert("site", &site);
-        ctx.insert("root", "../");
-        ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/{}/", config.base_url, essay.slug)));
-        ctx.insert("essay", &summary(essay));
-        ctx.insert("content", &resolved.html);
-        ctx.insert("toc", &body.headings);
-        ctx.insert("calls", &calls);
-        ctx.insert("prev", &prev);
-        ctx.insert("next", &next);
-        ctx.insert("ladder", &ladder_json);
-        ctx.insert("references", &references);
-        match tera.render("essay.html", &ctx) {
-            Ok(page) => out.insert(format!("{}/index.html", essay.slug), page.into_bytes()),
-            Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/essay.html"))),
-        }
-        records.push(search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html));
-        feed_essays.push(feed::FeedEssay {
-            slug: essay.slug.clone(),
-            title: essay.front.title.clone(),
-            summary: essay.front.summary.clone(),
-            date: essay.front.date.clone(),
+        let key = Keyer::new("page")
+            .part(body_key.0)
+            .part(shared.0)
+            .part(links::reads(body, &targets))
+            .part(json!([prev, next, ladder_json]).to_string())
+            .key();
+        let made = reuse_or(&mut old_pages, &mut memo.pages, &essay.file, key, || {
+            let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
+            let resolved = links::resolve(essay, body, &figure_ids, &link_ctx);
+            let mut references: Vec<&bib::Reference> = resolved.cited.iter().filter_map(|k| bibliography.entries.get(k)).collect();
+            references.sort_by(|a, b| a.names.cmp(&b.names).then(a.year.cmp(&b.year)).then(a.key.cmp(&b.key)));
+            let calls: Vec<CallInfo> = essay
+                .calls
+                .iter()
+                .filter_map(|c| {
+                    let b = input.bound.get(&c.id)?;
+                    Some(CallInfo {
+                        id: c.id.clone(),
+                        census: b.census.clone(),
+                        params: serde_json::to_string(&b.params).unwrap_or_default(),
+                        fingerprint: input.fingerprints.get(&c.id).cloned().unwrap_or_default(),
+                        claims: input.reports.iter().filter(|r| r.census_id.as_deref() == Some(c.id.as_str())).count(),
+                    })
+                })
+                .collect();
+            let mut ctx = tera::Context::new();
+            ctx.insert("site", &site);
+            ctx.insert("root", "../");
+            ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/{}/", config.base_url, essay.slug)));
+            ctx.insert("essay", &summary(essay));
+            ctx.insert("content", &resolved.html);
+            ctx.insert("toc", &body.headings);
+            ctx.insert("calls", &calls);
+            ctx.insert("prev", &prev);
+            ctx.insert("next", &next);
+            ctx.insert("ladder", &ladder_json);
+            ctx.insert("references", &references);
+            let mut diags = resolved.diags;
+            let page = match tera.render("essay.html", &ctx) {
+                Ok(page) => Some(page.into_bytes()),
+                Err(e) => {
+                    diags.push(place_template_diag(root, tera_diag(&e, "templates/essay.html")));
+                    None
+                }
+            };
+            let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html);
+            let feed = feed::FeedEssay {
+                slug: essay.slug.clone(),
+                title: essay.front.title.clone(),
+                summary: essay.front.summary.clone(),
+                date: essay.front.date.clone(),
+            };
+            // Published results: the claimed values and capped census summaries.
+            let claims: Vec<Value> = input
+                .reports
+                .iter()
+                .filter(|r| r.kind != "plain")
+                .map(|r| json!({ "line": r.line, "path": r.path, "stated": r.stated, "value": r.value, "census": r.census_id, "status": r.status }))
+                .collect();
+            // Kept apart from the page: it changes only with the claims (their lines) and calls.
+            let mut key = Keyer::new("results.json");
+            key.part(&essay.slug).part(&essay.front.title).part(serde_json::to_string(&claims).unwrap_or_default());
+            for c in &essay.calls {
+                if let Some(b) = input.bound.get(&c.id) {
+                    key.part(&c.id).part(&b.census).part(serde_json::to_string(&b.params).unwrap_or_default());
+                    key.part(input.fingerprints.get(&c.id).map_or("", String::as_str));
+                }
+            }
+            let key = key.key();
+            let results = match memo.results.get(&essay.file) {
+                Some((k, r)) if *k == key => r.clone(),
+                _ => {
+                    let censuses: Vec<Value> = essay
+                        .calls
+                        .iter()
+                        .filter_map(|c| {
+                            let b = input.bound.get(&c.id)?;
+                            Some(json!({ "id": c.id, "census": b.census, "params": b.params, "fingerprint": input.fingerprints.get(&c.id), "summary": summarize(&b.result, 0) }))
+                        })
+                        .collect();
+                    let results = json!({ "essay": essay.slug, "title": essay.front.title, "claims": claims, "censuses": censuses });
+                    let mut results = serde_json::to_vec_pretty(&results).unwrap_or_default();
+                    results.push(b'\n');
+                    memo.results.insert(essay.file.clone(), (key, results.clone()));
+                    results
+                }
+            };
+            PageOut { page, results, record, feed, planned: resolved.planned, diags }
         });
-        // Published results: the claimed values and capped census summaries.
-        let claims: Vec<Value> = input
-            .reports
-            .iter()
-            .filter(|r| r.kind != "plain")
-            .map(|r| json!({ "line": r.line, "path": r.path, "stated": r.stated, "value": r.value, "census": r.census_id, "status": r.status }))
-            .collect();
-        let censuses: Vec<Value> = essay
-            .calls
-            .iter()
-            .filter_map(|c| {
-                let b = input.bound.get(&c.id)?;
-                Some(json!({ "id": c.id, "census": b.census, "params": b.params, "fingerprint": input.fingerprints.get(&c.id), "summary": summarize(&b.result, 0) }))
-            })
-            .collect();
-        let results = json!({ "essay": essay.slug, "title": essay.front.title, "claims": claims, "censuses": censuses });
-        let mut bytes = serde_json::to_vec_pretty(&results).unwrap_or_default();
-        bytes.push(b'\n');
-        out.insert(format!("{}/results.json", essay.slug), bytes);
+        memo.last.pages += made as usize;
+        search_key.part(key.0);
+        let Some((_, p)) = memo.pages.get(&essay.file) else { continue };
+        diags.extend(p.diags.iter().cloned());
+        for t in &p.planned {
+            match planned.iter_mut().find(|(x, _)| x == t) {
+                Some((_, files)) => files.push(essay.file.clone()),
+                None => planned.push((t.clone(), vec![essay.file.clone()])),
+            }
+        }
+        if let Some(page) = &p.page {
+            out.insert(format!("{}/index.html", essay.slug), page.clone());
+        }
+        records.push(p.record.clone());
+        feed_essays.push(p.feed.clone());
+        out.insert(format!("{}/results.json", essay.slug), p.results.clone());
+        if p.page.is_none() {
+            // Not kept: a template error's diagnostic is placed by reading the site's templates.
+            memo.pages.remove(&essay.file);
+        }
     }
     if !planned.is_empty() {
         let list: Vec<String> = planned.iter().map(|(t, f)| format!("“{t}” (linked from {})", f.join(", "))).collect();
@@ -479,49 +819,56 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
         .iter()
         .map(|(a, l)| json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
         .collect();
-    let mut ctx = tera::Context::new();
-    ctx.insert("site", &site);
-    ctx.insert("root", "");
-    ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/", config.base_url)));
-    ctx.insert("ladders", &ladder_list);
-    ctx.insert("loose", &loose.iter().map(|e| summary(e)).collect::<Vec<_>>());
-    match tera.render("index.html", &ctx) {
-        Ok(page) => out.insert("index.html", page.into_bytes()),
-        Err(e) => diags.push(place_template_diag(root, tera_diag(&e, "templates/index.html"))),
+    // Forget the figures and results of essays that are gone.
+    memo.figures.retain(|(file, n), _| inputs.iter().any(|i| i.essay.file == *file && i.essay.figures.len() >= *n));
+    memo.results.retain(|file, _| inputs.iter().any(|i| i.essay.file == *file));
+    let mut old_files = std::mem::take(&mut memo.files);
+    let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
+    let ctx = json!({
+        "site": site,
+        "root": "",
+        "canonical": (!config.base_url.is_empty()).then(|| format!("{}/", config.base_url)),
+        "ladders": ladder_list,
+        "loose": loose.iter().map(|e| summary(e)).collect::<Vec<_>>(),
+    });
+    if let Err(e) = files.page(tera, "index.html", template_key("index.html"), &ctx, "index.html") {
+        diags.push(place_template_diag(root, tera_diag(&e, "templates/index.html")));
     }
     // One page per ladder, at /<anchor>/.
     let mut extra_pages = Vec::new();
+    let ladder_template = template_key("ladder.html");
     for l in &ladder_list {
         let a = l["anchor"].as_str().unwrap_or_default();
-        let mut ctx = tera::Context::new();
-        ctx.insert("site", &site);
-        ctx.insert("root", "../");
-        ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/{a}/", config.base_url)));
-        ctx.insert("ladder", l);
-        match tera.render("ladder.html", &ctx) {
-            Ok(page) => out.insert(format!("{a}/index.html"), page.into_bytes()),
-            Err(e) => diags.push(tera_diag(&e, "templates/ladder.html")),
+        let ctx = json!({
+            "site": site,
+            "root": "../",
+            "canonical": (!config.base_url.is_empty()).then(|| format!("{}/{a}/", config.base_url)),
+            "ladder": l,
+        });
+        if let Err(e) = files.page(tera, "ladder.html", ladder_template, &ctx, &format!("{a}/index.html")) {
+            diags.push(tera_diag(&e, "templates/ladder.html"));
         }
         extra_pages.push(format!("{a}/"));
     }
-    let mut ctx = tera::Context::new();
-    ctx.insert("site", &site);
-    ctx.insert("root", &base_path(&config.base_url));
-    ctx.insert("canonical", &None::<String>);
-    match tera.render("404.html", &ctx) {
-        Ok(page) => out.insert("404.html", page.into_bytes()),
-        Err(e) => diags.push(tera_diag(&e, "templates/404.html")),
+    let ctx = json!({ "site": site, "root": base_path(&config.base_url), "canonical": None::<String> });
+    if let Err(e) = files.page(tera, "404.html", template_key("404.html"), &ctx, "404.html") {
+        diags.push(tera_diag(&e, "templates/404.html"));
     }
-    let mut index = serde_json::to_vec(&json!({ "essays": records })).unwrap_or_default();
-    index.push(b'\n');
-    out.insert("search-index.json", index);
-    out.insert("feed.xml", feed::atom(&config.title, &config.description, &config.base_url, &feed_essays).into_bytes());
-    if let Some(map) = feed::sitemap(&config.base_url, &feed_essays, &extra_pages) {
-        out.insert("sitemap.xml", map.into_bytes());
-    }
-    for (p, b) in BUILTIN_STATIC {
-        out.insert(*p, b.to_vec());
-    }
+    // The listings: the search index holds every page's text, the feed and sitemap only
+    // front matter.
+    files.made = &mut memo.last.lists;
+    files.list("search-index.json", search_key.key(), || {
+        let mut index = serde_json::to_vec(&json!({ "essays": records })).unwrap_or_default();
+        index.push(b'\n');
+        Some(index)
+    });
+    let listed = Keyer::new("listed").part(format!("{feed_essays:?}")).key();
+    files.list("feed.xml", listed, || Some(feed::atom(&config.title, &config.description, &config.base_url, &feed_essays).into_bytes()));
+    let key = Keyer::new("sitemap").part(listed.0).part(format!("{extra_pages:?}")).key();
+    files.list("sitemap.xml", key, || feed::sitemap(&config.base_url, &feed_essays, &extra_pages).map(String::into_bytes));
+    // Static files: the built-ins, then the site's over them; all read, those whose bytes
+    // changed counted.
+    let mut statics: BTreeMap<String, Vec<u8>> = BUILTIN_STATIC.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
     let dir = root.join("static");
     if dir.is_dir() {
         for e in walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name() {
@@ -529,7 +876,9 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
                 Ok(e) if e.file_type().is_file() => {
                     let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
                     match std::fs::read(e.path()) {
-                        Ok(b) => out.insert(rel, b),
+                        Ok(b) => {
+                            statics.insert(rel, b);
+                        }
                         Err(err) => diags.push(Diagnostic::error(format!("static/{rel}"), 0..0, format!("cannot read: {err}"))),
                     }
                 }
@@ -538,5 +887,12 @@ pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mu
             }
         }
     }
+    for (p, b) in &statics {
+        if memo.statics.get(p) != Some(b) {
+            memo.last.static_files += 1;
+        }
+        out.insert(p.clone(), b.clone());
+    }
+    memo.statics = statics;
     diags
 }

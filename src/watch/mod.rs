@@ -7,10 +7,15 @@
 //!   `public/`, `.countersign-cache/` or `target/`), ignores editors' swap and backup files
 //!   and merges a burst of events into one rebuild.
 //! - Builds run in a worker thread, through the stages of [`pipeline::run`] with a results
-//!   memory (the `memory` of [`pipeline::ComputeOptions`]), so an edit to prose recomputes
-//!   no census. Changes saved during a build start another once it ends; when they drop a
-//!   census call the running build is computing (a census block edited mid-run), that
-//!   build is cancelled at the call's next checkpoint and never published.
+//!   memory (the `memory` of [`pipeline::ComputeOptions`]) and a [`pipeline::Incremental`]:
+//!   an essay is parsed and checked again only when its text (or a call it binds) changed,
+//!   and a body, page or listing is rendered again only when one of its inputs changed, so
+//!   a prose edit recomputes no census and renders one page. The output is byte for byte
+//!   a full build's (tests/watch_incremental.rs compares them after every kind of edit).
+//!   Changes saved during a build start another once it ends; when they drop a census
+//!   call the running build is computing (a census block edited mid-run), that call alone
+//!   is cancelled at its next checkpoint, the build is not published, and the calls still
+//!   asked for run on (the next build takes them from memory).
 //! - A build with errors keeps the last good pages served and lays an element with id
 //!   `countersign-error` over every page, showing the diagnostics as the terminal does
 //!   (file:line:column, stated against computed); the next good build removes it.
@@ -20,7 +25,9 @@
 //!   generation is in place. Built sites never contain it: only the server adds it.
 //! - `GET /__countersign/generation` answers the number of finished builds (tests and
 //!   `scripts/watch-latency` wait on it); `GET /__countersign/status` answers it with the
-//!   outcome and census counts of the last build, as JSON.
+//!   outcome and census counts of the last build, as JSON, and what it redid: `parsed` and
+//!   `checked` essays, and `rendered` (`bodies`, `figures`, `pages`, `lists`, `static`; see
+//!   [`crate::render::Rendered`]).
 //! - Ctrl-C (SIGINT) or SIGTERM stops the process at once, which is clean: watch mode
 //!   writes nothing but cache entries, each written to a temporary file and renamed.
 
@@ -78,8 +85,9 @@ pub struct State {
     changed: Condvar,
     /// Open reload channels (pages listening), reported by `/__countersign/status`.
     pub listeners: std::sync::atomic::AtomicUsize,
-    /// Cache keys of the calls planned by the build in progress (`None`: no build running).
-    running: Mutex<Option<Vec<String>>>,
+    /// The calls planned by the build in progress, by cache key, each with the flag that
+    /// cancels it (`None`: no build running).
+    running: Mutex<Option<Vec<(String, Arc<AtomicBool>)>>>,
 }
 
 impl State {
@@ -101,20 +109,40 @@ impl State {
         self.changed.notify_all();
     }
 
-    /// Record the calls of the build in progress (`None` when it ends).
-    pub fn set_running(&self, keys: Option<Vec<String>>) {
+    /// Record the calls of the build in progress and their cancellation flags (`None` when
+    /// it ends).
+    pub fn set_running(&self, calls: Option<Vec<(String, Arc<AtomicBool>)>>) {
         match self.running.lock() {
-            Ok(mut g) => *g = keys,
-            Err(p) => *p.into_inner() = keys,
+            Ok(mut g) => *g = calls,
+            Err(p) => *p.into_inner() = calls,
         }
     }
 
-    /// The calls of the build in progress, if one is past planning.
+    /// The cache keys of the calls of the build in progress, if one is past planning.
     pub fn running(&self) -> Option<Vec<String>> {
-        match self.running.lock() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
+        let g = match self.running.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        g.as_ref().map(|calls| calls.iter().map(|(k, _)| k.clone()).collect())
+    }
+
+    /// Cancel the calls of the build in progress whose keys are not in `wanted`; the others
+    /// run on (the next build takes their results from memory). Returns how many were
+    /// cancelled; the build is then not published.
+    pub fn cancel_unwanted(&self, wanted: &std::collections::BTreeSet<String>) -> usize {
+        let g = match self.running.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let mut n = 0;
+        for (key, flag) in g.iter().flatten() {
+            if !wanted.contains(key) {
+                flag.store(true, Ordering::SeqCst);
+                n += 1;
+            }
         }
+        n
     }
 
     /// Wait until a snapshot newer than generation `seen` is served, or `timeout` passes;
@@ -132,10 +160,12 @@ impl State {
     }
 }
 
-/// Runs the pipeline again and again, keeping census results and the last good output.
+/// Runs the pipeline again and again, keeping census results, what earlier builds made
+/// (see [`pipeline::Incremental`]) and the last good output.
 pub struct Builder {
     root: PathBuf,
     memory: Mutex<HashMap<String, Arc<Value>>>,
+    memo: pipeline::Incremental,
     last_good: Option<Arc<Output>>,
     generation: u64,
     failing: bool,
@@ -160,20 +190,34 @@ fn plural(n: usize, one: &str) -> String {
 impl Builder {
     /// A builder for the site at `root` (canonical), with nothing remembered yet.
     pub fn new(root: PathBuf, color: bool) -> Builder {
-        Builder { root, memory: Mutex::new(HashMap::new()), last_good: None, generation: 0, failing: false, cancelled: 0, color }
+        Builder {
+            root,
+            memory: Mutex::new(HashMap::new()),
+            memo: pipeline::Incremental::default(),
+            last_good: None,
+            generation: 0,
+            failing: false,
+            cancelled: 0,
+            color,
+        }
     }
 
     /// Build the site once: the stages of [`pipeline::run`] (load, plan, compute, check,
-    /// render), with census results kept in memory and a `cancel` flag that stops running
-    /// census calls at their next checkpoint. Returns `None` when cancelled (nothing is
-    /// published; calls that finished stay remembered). A build with an error serves the
-    /// last good output under the overlay (before any good build: what it rendered).
-    pub fn build(&mut self, state: &State, cancel: &Arc<AtomicBool>) -> Option<Built> {
+    /// render), redoing only what changed since the last build (census results kept in
+    /// memory, essays, claim reports and pages in a [`pipeline::Incremental`]); the output
+    /// is the same as a full build's. The calls being computed are recorded in `state`
+    /// with their cancellation flags ([`State::cancel_unwanted`]). Returns `None` when a
+    /// call was cancelled (nothing is published; calls that finished stay remembered). A
+    /// build with an error serves the last good output under the overlay (before any good
+    /// build: what it rendered).
+    pub fn build(&mut self, state: &State) -> Option<Built> {
         let started = Instant::now();
         let opts = pipeline::RunOptions { root: self.root.clone(), use_cache: true, progress: pipeline::progress_allowed(), render: true };
-        let on_plan = |plan: &pipeline::Plan| state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).collect()));
-        let hooks = pipeline::Hooks { memory: Some(&self.memory), cancel: cancel.clone(), on_plan: Some(&on_plan) };
-        let Some(run) = pipeline::run_with(&opts, &hooks) else {
+        let on_plan = |plan: &pipeline::Plan, flags: &[Arc<AtomicBool>]| {
+            state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).zip(flags.iter().cloned()).collect()))
+        };
+        let hooks = pipeline::Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: Some(&on_plan) };
+        let Some(run) = pipeline::run_with(&opts, hooks) else {
             self.cancelled += 1;
             return None;
         };
@@ -221,6 +265,9 @@ impl Builder {
             "warnings": warnings,
             "essays": run.loaded.essays.len(),
             "stats": { "calls": s.calls, "ran": s.ran, "cached": s.cached, "remembered": s.remembered },
+            "parsed": run.work.parsed,
+            "checked": run.work.checked,
+            "rendered": run.work.rendered,
             "ms": (ms * 10.0).round() / 10.0,
             "cancelled": self.cancelled,
         });
@@ -316,17 +363,16 @@ pub fn main(opts: &Options) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let spawn_build = |mut builder: Box<Builder>, cancel: Arc<AtomicBool>| {
+    let spawn_build = |mut builder: Box<Builder>| {
         let tx = tx.clone();
         let state = state.clone();
         std::thread::spawn(move || {
-            let built = builder.build(&state, &cancel);
+            let built = builder.build(&state);
             state.set_running(None);
             let _ = tx.send(Msg::Done(builder, built));
         });
     };
-    let mut cancel = Arc::new(AtomicBool::new(false));
-    spawn_build(Box::new(Builder::new(root.clone(), opts.color)), cancel.clone());
+    spawn_build(Box::new(Builder::new(root.clone(), opts.color)));
     // The builder, when no build is running.
     let mut idle: Option<Box<Builder>> = None;
     // Changes arrived while a build was running: build again when it ends.
@@ -375,14 +421,11 @@ pub fn main(opts: &Options) -> ExitCode {
                 match idle.take() {
                     Some(builder) => {
                         watch.refresh();
-                        cancel = Arc::new(AtomicBool::new(false));
-                        spawn_build(builder, cancel.clone());
+                        spawn_build(builder);
                     }
                     None => {
                         dirty = true;
-                        if stale(&root, &state) {
-                            cancel.store(true, Ordering::SeqCst);
-                        }
+                        cancel_stale(&root, &state);
                     }
                 }
             }
@@ -402,8 +445,7 @@ pub fn main(opts: &Options) -> ExitCode {
                 if dirty {
                     dirty = false;
                     watch.refresh();
-                    cancel = Arc::new(AtomicBool::new(false));
-                    spawn_build(builder, cancel.clone());
+                    spawn_build(builder);
                 } else {
                     idle = Some(builder);
                 }
@@ -428,10 +470,13 @@ enum Step {
     Closed,
 }
 
-/// True when the build in progress runs a census call the sources no longer ask for (a
-/// census block was edited while it ran): that build is then cancelled.
-fn stale(root: &std::path::Path, state: &State) -> bool {
-    let Some(running) = state.running() else { return false };
+/// Cancel the calls of the build in progress that the sources no longer ask for (a census
+/// block was edited while it ran); calls still asked for run on. The build is then not
+/// published, and the next one takes the finished calls from memory.
+fn cancel_stale(root: &std::path::Path, state: &State) {
+    if state.running().is_none() {
+        return;
+    }
     let wanted: std::collections::BTreeSet<String> = pipeline::plan(&pipeline::load(root)).calls.into_iter().map(|c| c.key).collect();
-    running.iter().any(|k| !wanted.contains(k))
+    state.cancel_unwanted(&wanted);
 }
