@@ -55,7 +55,8 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
             }
             c
         }
-        Err((d, text)) => {
+        Err(e) => {
+            let (d, text) = *e;
             if let Some(t) = text {
                 config_text = Some(t.clone());
                 sources.add(config::FILE, t);
@@ -485,8 +486,11 @@ pub struct Hooks<'a> {
     /// Called once the calls are planned, with one cancellation flag per call (same order
     /// as `Plan::calls`): setting one stops that call at its next checkpoint, and the run
     /// then ends without checking or rendering.
-    pub on_plan: Option<&'a dyn Fn(&Plan, &[Arc<AtomicBool>])>,
+    pub on_plan: Option<&'a OnPlan<'a>>,
 }
+
+/// The callback of [`Hooks::on_plan`]: the plan and one cancellation flag per call.
+pub type OnPlan<'a> = dyn Fn(&Plan, &[Arc<AtomicBool>]) + 'a;
 
 /// What a run did afresh (a run without [`Incremental`] does everything).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

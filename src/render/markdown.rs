@@ -117,8 +117,11 @@ fn parse_cite(inner: &str) -> Option<RefKind> {
     Some(RefKind::Cite { keys, year_only })
 }
 
+/// A piece of text and, when it is a citation, its kind and byte range in the text.
+type Piece = (String, Option<(RefKind, std::ops::Range<usize>)>);
+
 /// Split `text` at its citations: (plain text, Some((kind, byte range in text)) ) pieces.
-fn split_cites(text: &str) -> Vec<(String, Option<(RefKind, std::ops::Range<usize>)>)> {
+fn split_cites(text: &str) -> Vec<Piece> {
     let mut out = Vec::new();
     let mut last = 0;
     let mut from = 0;

@@ -20,17 +20,21 @@ pub struct MathError {
 }
 
 impl Math {
-    /// A converter with `macros` (name without backslash → expansion). Errors name the
-    /// macro that does not parse.
-    pub fn new(macros: &BTreeMap<String, String>) -> Result<Math, String> {
+    /// A converter with `macros` (name without backslash → expansion).
+    ///
+    /// Errors: the name of the macro that does not parse (when known) and a message
+    /// naming it.
+    pub fn new(macros: &BTreeMap<String, String>) -> Result<Math, (Option<String>, String)> {
         let config = MathCoreConfig {
             macros: macros.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             xml_namespace: false,
             ..Default::default()
         };
-        LatexToMathML::new(config)
-            .map(|conv| Math { conv })
-            .map_err(|(e, i, def)| format!("math macro #{} (`{def}`) does not parse: {}", i + 1, e.error_message()))
+        LatexToMathML::new(config).map(|conv| Math { conv }).map_err(|(e, i, def)| {
+            let name = macros.keys().nth(i).cloned();
+            let shown = name.as_deref().map_or_else(|| format!("#{}", i + 1), |n| format!("\\{n}"));
+            (name, format!("math macro {shown} (`{def}`) does not parse: {}", e.error_message()))
+        })
     }
 
     /// MathML for `latex`, inline (`$…$`) or display (`$$…$$`).

@@ -171,10 +171,8 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
         .lines()
         .map(str::trim)
         .filter(|l| {
-            !l.is_empty()
-                && !l.starts_with("-->")
-                && !l.starts_with('|')
-                && !(l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" |"))
+            let gutter = l.starts_with("-->") || l.starts_with('|') || (l.starts_with(|c: char| c.is_ascii_digit()) && l.contains(" |"));
+            !l.is_empty() && !gutter
         })
         .map(|l| l.strip_prefix("= ").unwrap_or(l))
         .map(|l| l.find("-->").map_or(l, |i| l[..i].trim_end()))
@@ -561,8 +559,9 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
     let mut diags = Vec::new();
     let math = match math::Math::new(&config.math.macros) {
         Ok(m) => m,
-        Err(e) => {
-            diags.push(Diagnostic::error(crate::site::config::FILE, 0..0, e).with_hint("fix the macro under math.macros"));
+        Err((name, e)) => {
+            let span = name.as_deref().map_or(0..0, |n| config.spans.macro_name(n));
+            diags.push(Diagnostic::error(crate::site::config::FILE, span, e).with_hint("fix the macro under math.macros"));
             return diags;
         }
     };
@@ -802,18 +801,15 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
             memo.pages.remove(&essay.file);
         }
     }
-    if !planned.is_empty() {
-        let list: Vec<String> = planned.iter().map(|(t, f)| format!("“{t}” (linked from {})", f.join(", "))).collect();
-        diags.push(Diagnostic::warning(
-            crate::site::config::FILE,
-            0..0,
-            format!(
-                "{} planned essay{} linked to, shown as plain text: {}",
-                planned.len(),
-                if planned.len() == 1 { "" } else { "s" },
-                list.join("; ")
-            ),
-        ));
+    for (title, files) in &planned {
+        diags.push(
+            Diagnostic::warning(
+                crate::site::config::FILE,
+                config.spans.planned(title),
+                format!("planned essay “{title}” is linked to from {} and shown as plain text", files.join(", ")),
+            )
+            .with_hint("write the essay (its title must match), or remove the title from `planned:` and the links to it"),
+        );
     }
     let ladder_list: Vec<Value> = ladders
         .iter()

@@ -13,6 +13,7 @@
 //! Every key is optional; a folder of essays with no config builds with the defaults.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -53,6 +54,76 @@ pub struct Config {
     /// Titles of essays that may be linked to before they exist.
     #[serde(default)]
     pub planned: Vec<String>,
+    /// Where the planned titles and the macros are written in the file, for diagnostics.
+    #[serde(skip)]
+    pub spans: Spans,
+}
+
+/// Byte ranges in `countersign.yaml` of values that diagnostics point at, found by reading
+/// the file's lines after parsing; a value the scan cannot place (an unusual quoting, say)
+/// is missing here and its diagnostic points at its key instead, or at the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spans {
+    /// Each planned title's first occurrence after the `planned:` key.
+    pub planned: BTreeMap<String, Range<usize>>,
+    /// Each macro name's key under `math:` / `macros:`.
+    pub macros: BTreeMap<String, Range<usize>>,
+}
+
+impl Spans {
+    /// Place the planned titles and macro names of `config` in `text`.
+    fn locate(text: &str, config: &Config) -> Spans {
+        let mut spans = Spans::default();
+        if let Some(at) = key_at(text, "planned", 0) {
+            for t in &config.planned {
+                if let Some(i) = text[at..].find(t.as_str()) {
+                    spans.planned.insert(t.clone(), at + i..at + i + t.len());
+                } else {
+                    spans.planned.insert(t.clone(), at..at + "planned".len());
+                }
+            }
+        }
+        if let Some(at) = key_at(text, "macros", 0) {
+            for name in config.math.macros.keys() {
+                let span = key_at(text, name, at).map_or(at..at + "macros".len(), |i| i..i + name.len());
+                spans.macros.insert(name.clone(), span);
+            }
+        }
+        spans
+    }
+
+    /// The span of `title` under `planned:`, or an empty one at the start of the file.
+    pub fn planned(&self, title: &str) -> Range<usize> {
+        self.planned.get(title).cloned().unwrap_or(0..0)
+    }
+
+    /// The span of macro `name` under `math.macros`, or an empty one at the start.
+    pub fn macro_name(&self, name: &str) -> Range<usize> {
+        self.macros.get(name).cloned().unwrap_or(0..0)
+    }
+}
+
+/// Byte offset of the first line at or after `from` that begins (after indentation) with
+/// `key:` (the key bare or quoted).
+fn key_at(text: &str, key: &str, from: usize) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        if start < from {
+            continue;
+        }
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        for (open, close) in [("", ""), ("\"", "\""), ("'", "'")] {
+            if let Some(rest) = body.strip_prefix(open).and_then(|b| b.strip_prefix(key)).and_then(|b| b.strip_prefix(close)) {
+                if rest.trim_start().starts_with(':') {
+                    return Some(start + indent + open.len());
+                }
+            }
+        }
+    }
+    None
 }
 
 fn default_title() -> String {
@@ -69,21 +140,24 @@ impl Default for Config {
     }
 }
 
+/// Why the configuration could not be loaded, and its text when it could be read.
+pub type LoadError = (Diagnostic, Option<String>);
+
 /// File name of the configuration at the site root.
 pub const FILE: &str = "countersign.yaml";
 
 impl Config {
     /// Read `root/countersign.yaml`; a missing file gives the defaults. Errors (bad YAML,
     /// unknown keys) are diagnostics at their line; the source is returned for rendering.
-    pub fn load(root: &Path) -> Result<(Config, Option<String>), (Diagnostic, Option<String>)> {
+    pub fn load(root: &Path) -> Result<(Config, Option<String>), Box<LoadError>> {
         let path = root.join(FILE);
         let text = match std::fs::read(&path) {
             Ok(b) => match String::from_utf8(b) {
                 Ok(t) => t,
-                Err(_) => return Err((Diagnostic::error(FILE, 0..0, "countersign.yaml is not UTF-8"), None)),
+                Err(_) => return Err(Box::new((Diagnostic::error(FILE, 0..0, "countersign.yaml is not UTF-8"), None))),
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Config::default(), None)),
-            Err(e) => return Err((Diagnostic::error(FILE, 0..0, format!("cannot read: {e}")), None)),
+            Err(e) => return Err(Box::new((Diagnostic::error(FILE, 0..0, format!("cannot read: {e}")), None))),
         };
         if text.trim().is_empty() {
             return Ok((Config::default(), Some(text)));
@@ -91,6 +165,7 @@ impl Config {
         match crate::yaml::from_str::<Config>(&text) {
             Ok(mut c) => {
                 c.base_url = c.base_url.trim_end_matches('/').to_string();
+                c.spans = Spans::locate(&text, &c);
                 Ok((c, Some(text)))
             }
             Err(e) => {
@@ -98,11 +173,11 @@ impl Config {
                     (Some(l), Some(col)) => crate::content::offset_of(&text, l, col),
                     _ => 0,
                 };
-                Err((
+                Err(Box::new((
                     Diagnostic::error(FILE, crate::content::char_span(&text, at), format!("in the site configuration: {}", e.message))
                         .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
                     Some(text),
-                ))
+                )))
             }
         }
     }

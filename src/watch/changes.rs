@@ -68,7 +68,7 @@ impl Watch {
     /// Errors: the watcher cannot start or the root cannot be watched (e.g. the inotify
     /// watch limit is reached).
     pub fn new(root: &Path, on_event: impl Fn(notify::Result<Event>) + Send + 'static) -> notify::Result<Watch> {
-        let mut watcher = notify::recommended_watcher(move |ev| on_event(ev))?;
+        let mut watcher = notify::recommended_watcher(on_event)?;
         watcher.watch(root, RecursiveMode::NonRecursive)?;
         let mut w =
             Watch { watcher, root: root.to_path_buf(), folders: BTreeSet::new(), outside: BTreeSet::new(), targets: BTreeSet::new() };

@@ -1,4 +1,4 @@
-//! A small HTTP/1.1 server on `std::net` for watch mode: a thread per connection, one
+//! A small HTTP/1.1 server on `std::net` for watch mode: a thread per connection (in two capped pools, see below), one
 //! request per connection (`Connection: close`), GET and HEAD only.
 //!
 //! Routes:

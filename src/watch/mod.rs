@@ -19,7 +19,8 @@
 //! - A build with errors keeps the last good pages served and lays an element with id
 //!   `countersign-error` over every page, showing the diagnostics as the terminal does
 //!   (file:line:column, stated against computed); the next good build removes it.
-//! - [`http`] is a small HTTP/1.1 server on `std::net` (a thread per connection). Every
+//! - [`http`] is a small HTTP/1.1 server on `std::net` (a thread per connection, in two capped
+//!   pools: requests and reload channels). Every
 //!   HTML page it serves gets a script (see [`inject`]) that listens to
 //!   `/__countersign/events` (server-sent events) and reloads the page once a newer
 //!   generation is in place. Built sites never contain it: only the server adds it.
@@ -78,6 +79,9 @@ pub struct Snapshot {
     pub status: Value,
 }
 
+/// A census call of the running build: its cache key and its cancellation flag.
+pub type RunningCall = (String, Arc<AtomicBool>);
+
 /// The snapshot being served, and a condition variable signalled at every swap.
 #[derive(Debug, Default)]
 pub struct State {
@@ -87,7 +91,7 @@ pub struct State {
     pub listeners: std::sync::atomic::AtomicUsize,
     /// The calls planned by the build in progress, by cache key, each with the flag that
     /// cancels it (`None`: no build running).
-    running: Mutex<Option<Vec<(String, Arc<AtomicBool>)>>>,
+    running: Mutex<Option<Vec<RunningCall>>>,
 }
 
 impl State {
@@ -111,7 +115,7 @@ impl State {
 
     /// Record the calls of the build in progress and their cancellation flags (`None` when
     /// it ends).
-    pub fn set_running(&self, calls: Option<Vec<(String, Arc<AtomicBool>)>>) {
+    pub fn set_running(&self, calls: Option<Vec<RunningCall>>) {
         match self.running.lock() {
             Ok(mut g) => *g = calls,
             Err(p) => *p.into_inner() = calls,
