@@ -83,13 +83,19 @@ fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::Resol
         .with_hint(e.hint.clone())
 }
 
-fn unknown_id(essay: &Essay, path: &Path, span: Range<usize>) -> Diagnostic {
+/// The hint for an id no census block of `essay` binds: the ids it does bind, or how to
+/// add a block.
+pub fn unknown_id_hint(essay: &Essay) -> String {
     let ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).collect();
-    let hint = if ids.is_empty() {
+    if ids.is_empty() {
         "this essay has no ```census block; add one with `id:`, `run:` and `with:`".to_string()
     } else {
         format!("census ids bound in this essay: {}", ids.join(", "))
-    };
+    }
+}
+
+fn unknown_id(essay: &Essay, path: &Path, span: Range<usize>) -> Diagnostic {
+    let hint = unknown_id_hint(essay);
     Diagnostic::error(&essay.file, span.start..span.start + path.id.len(), format!("no census result is bound to `{}`", path.id))
         .with_label("unknown id")
         .with_hint(hint)

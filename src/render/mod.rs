@@ -298,11 +298,13 @@ fn draw_figures(
             continue;
         };
         let Some(b) = input.bound.get(&f.from.id) else {
-            let ids: Vec<&str> = input.bound.keys().map(String::as_str).collect();
-            diags.push(
-                Diagnostic::error(&essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
-                    .with_hint(format!("census ids bound in this essay: {}", ids.join(", "))),
-            );
+            // A census block with this id that failed has its own diagnostic already.
+            if !essay.calls.iter().any(|c| c.id == f.from.id) {
+                diags.push(
+                    Diagnostic::error(&essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
+                        .with_hint(crate::check::unknown_id_hint(essay)),
+                );
+            }
             html.push(String::new());
             continue;
         };
