@@ -197,13 +197,51 @@ fn check_path(
     }
 }
 
+/// Line and column of offsets asked for in increasing order, each found by reading on from
+/// the last (so the claims of an essay cost one pass over it, not one pass each); the same
+/// answers as `diag::line_col`, which it falls back to for an offset before the last.
+struct Lines<'a> {
+    text: &'a str,
+    /// The last offset asked for and its 1-based line and column.
+    at: usize,
+    line: usize,
+    column: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        Lines { text, at: 0, line: 1, column: 1 }
+    }
+
+    fn line_col(&mut self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.at {
+            return line_col(self.text, offset);
+        }
+        let between = &self.text[self.at..offset];
+        match between.rfind('\n') {
+            Some(nl) => {
+                self.line += between.matches('\n').count();
+                self.column = between[nl + 1..].chars().count() + 1;
+            }
+            None => self.column += between.chars().count(),
+        }
+        self.at = offset;
+        (self.line, self.column)
+    }
+}
+
 /// Check every claim of `essay` against the results bound in it. Returns one report per
 /// claim (in order) and the diagnostics for those that fail or cannot be checked.
 pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) {
     let mut reports = Vec::new();
     let mut diags = Vec::new();
+    let mut lines = Lines::new(&essay.source);
     for claim in &essay.claims {
-        let (line, column) = line_col(&essay.source, claim.span.start);
+        let (line, column) = lines.line_col(claim.span.start);
         let text = essay.source[claim.span.start + 2..claim.span.end - 2].trim().to_string();
         let mut r = ClaimReport {
             file: essay.file.clone(),
@@ -291,4 +329,17 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
         reports.push(r);
     }
     (reports, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn lines_read_on_give_the_same_answers_as_line_col() {
+        let text = "ab\n⟨é\n\n\r\nxyz — w\n";
+        let mut lines = super::Lines::new(text);
+        let offsets: Vec<usize> = (0..=text.len() + 2).chain([3, 1, 9]).collect();
+        for at in offsets {
+            assert_eq!(lines.line_col(at), super::line_col(text, at), "offset {at}");
+        }
+    }
 }

@@ -121,7 +121,7 @@ pub fn scan(text: &str, base: usize) -> Scan {
             _ => {}
         }
     }
-    out.excluded.sort_by_key(|r| r.start);
+    out.excluded = merged(std::mem::take(&mut out.excluded));
     find_claims(text, base, &mut out);
     // Report excluded ranges in the same coordinates as everything else.
     for r in &mut out.excluded {
@@ -145,8 +145,49 @@ fn fence_is_closed(raw: &str) -> bool {
     run >= n && last[run * ch.len_utf8()..].trim().is_empty()
 }
 
+/// `ranges` sorted and with overlapping or nested ranges merged (an HTML block holds
+/// the ranges of its HTML events), so `in_ranges` can search them by halving.
+fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// True when `at` lies in one of `ranges` (sorted and disjoint, see `merged`).
 fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
-    ranges.iter().any(|r| r.start <= at && at < r.end)
+    let after = ranges.partition_point(|r| r.start <= at);
+    after > 0 && at < ranges[after - 1].end
+}
+
+/// Where the claim opened just before `rest` closes: the offset in `rest` of its `}}`,
+/// or `None` when a blank line (only spaces, tabs and a block quote's `>`) or the end of
+/// the text comes first. Reads only as far as the claim or its paragraph goes, so an
+/// essay of many claims and no blank lines is scanned in linear time.
+fn claim_close(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let mut pos = 0;
+    while let Some(n) = bytes[pos..].iter().position(|&b| b == b'}' || b == b'\n') {
+        let at = pos + n;
+        if bytes[at] == b'}' {
+            if bytes.get(at + 1) == Some(&b'}') {
+                return Some(at);
+            }
+        } else {
+            let next = &rest[at + 1..];
+            let line = &next[..next.find('\n').unwrap_or(next.len())];
+            if line.trim_matches([' ', '\t', '\r', '>']).is_empty() {
+                return None;
+            }
+        }
+        pos = at + 1;
+    }
+    None
 }
 
 fn find_claims(text: &str, base: usize, out: &mut Scan) {
@@ -165,8 +206,7 @@ fn find_claims(text: &str, base: usize, out: &mut Scan) {
         }
         // The claim ends at the first `}}`, which must come before a blank line.
         let rest = &text[at + 2..];
-        let para_end = rest.find("\n\n").or_else(|| rest.find("\r\n\r\n")).unwrap_or(rest.len());
-        match rest[..para_end].find("}}") {
+        match claim_close(rest) {
             Some(close) => {
                 let inner = &rest[..close];
                 let span = base + at..base + at + 2 + close + 2;
@@ -219,6 +259,13 @@ mod tests {
         assert_eq!(stated(&s), vec!["3"]);
         assert_eq!(s.errors.len(), 1);
         assert!(s.errors[0].message.contains("unterminated"));
+        // A blank line of spaces, a CRLF blank line, or a block quote's blank `>` line
+        // ends the paragraph too.
+        for text in ["{{ x.y = \n  \n3 }}", "{{ x.y\r\n\r\n= 3 }}", "> {{ x.y\n>\n> = 3 }}", "{{ x.y = 3"] {
+            let s = scan(text, 0);
+            assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.claims);
+        }
+        assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
     }
 
     #[test]
