@@ -131,6 +131,14 @@ fn main() -> ExitCode {
     match &cli.command {
         Command::Build { out, no_cache } => {
             let started = Instant::now();
+            let out = out.clone().unwrap_or_else(|| cli.root.join("public"));
+            let write_to = match countersign::site::output::check_out(&cli.root, &out) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
             let run = pipeline::run(
                 &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
                 None,
@@ -140,9 +148,8 @@ fn main() -> ExitCode {
                 eprintln!("build failed: {}; the previous site was left as it was", summary_line(&run.diags));
                 return ExitCode::from(1);
             }
-            let out = out.clone().unwrap_or_else(|| cli.root.join("public"));
             let output = run.output.unwrap_or_default();
-            if let Err(e) = countersign::site::output::write_atomically(&out, &output, &mut countersign::site::output::FsWriter) {
+            if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter) {
                 eprintln!("error: cannot write the site to {}: {e}", out.display());
                 return ExitCode::from(1);
             }
