@@ -125,9 +125,28 @@ fn summary_line(diags: &[Diagnostic]) -> String {
     format!("{}, {}", count(errors, "error"), count(warnings, "warning"))
 }
 
+/// The site root must be a folder: said once, in a sentence, rather than as a missing
+/// config, essays folder and bibliography.
+fn root_problem(root: &std::path::Path) -> Option<String> {
+    match std::fs::metadata(root) {
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => Some(format!(
+            "the site root {} is a file, not a folder; --root names the folder holding countersign.yaml and essays/",
+            root.display()
+        )),
+        Err(e) => Some(format!("cannot open the site root {}: {e}", root.display())),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let color = color(&cli);
+    if matches!(cli.command, Command::Build { .. } | Command::Check { .. } | Command::Watch { .. }) {
+        if let Some(e) = root_problem(&cli.root) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    }
     match &cli.command {
         Command::Build { out, no_cache } => {
             let started = Instant::now();
