@@ -183,6 +183,14 @@ pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer) ->
     let result = (|| {
         std::fs::create_dir_all(&tmp).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", tmp.display())))?;
         for (rel, bytes) in &output.files {
+            // Every file goes inside the output folder: a name with `..`, a root or a
+            // prefix (from a hostile anchor or slug) is refused, never joined.
+            if rel.is_empty() || !Path::new(rel).components().all(|c| matches!(c, std::path::Component::Normal(_))) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("refusing to write {rel:?}: it is not a path inside the output folder"),
+                ));
+            }
             let path = tmp.join(rel);
             if let Some(p) = path.parent() {
                 std::fs::create_dir_all(p).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display())))?;
@@ -251,6 +259,20 @@ mod tests {
         assert!(!out.join("x").exists());
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
         assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[test]
+    fn no_file_is_written_outside_the_output_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("a/public");
+        for rel in ["../../escaped/index.html", "/etc/x", "", "x/../../y"] {
+            let mut o = Output::default();
+            o.insert("index.html", "one");
+            o.insert(rel, "bad");
+            let err = write_atomically(&out, &o, &mut FsWriter).unwrap_err();
+            assert!(err.to_string().contains("not a path inside the output folder"), "{rel}: {err}");
+        }
+        assert!(!d.path().join("escaped").exists() && !out.exists());
     }
 
     #[test]
