@@ -36,10 +36,13 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         ExitCode::from(1)
     };
     let Some(c) = census::lookup(name) else {
+        // Point at the name as typed, not at the parameters (which may be fine).
+        let mut named = Sources::new();
+        named.add("NAME", name.to_string());
         return fail(
-            Diagnostic::error(file, 0..0, format!("unknown census `{name}`"))
+            Diagnostic::error("NAME", 0..name.len().max(1), format!("unknown census `{name}`"))
                 .with_hint(format!("censuses: {}", census::names().join(", "))),
-            &sources,
+            &named,
         );
     };
     let indented: String = with.lines().map(|l| format!("  {l}\n")).collect();

@@ -125,12 +125,39 @@ fn summary_line(diags: &[Diagnostic]) -> String {
     format!("{}, {}", count(errors, "error"), count(warnings, "warning"))
 }
 
+/// The site root must be a folder: said once, in a sentence, rather than as a missing
+/// config, essays folder and bibliography.
+fn root_problem(root: &std::path::Path) -> Option<String> {
+    match std::fs::metadata(root) {
+        Ok(m) if m.is_dir() => None,
+        Ok(_) => Some(format!(
+            "the site root {} is a file, not a folder; --root names the folder holding countersign.yaml and essays/",
+            root.display()
+        )),
+        Err(e) => Some(format!("cannot open the site root {}: {e}", root.display())),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let color = color(&cli);
+    if matches!(cli.command, Command::Build { .. } | Command::Check { .. } | Command::Watch { .. }) {
+        if let Some(e) = root_problem(&cli.root) {
+            eprintln!("error: {e}");
+            return ExitCode::from(1);
+        }
+    }
     match &cli.command {
         Command::Build { out, no_cache } => {
             let started = Instant::now();
+            let out = out.clone().unwrap_or_else(|| cli.root.join("public"));
+            let write_to = match countersign::site::output::check_out(&cli.root, &out) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+            };
             let run = pipeline::run(
                 &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
                 None,
@@ -140,9 +167,8 @@ fn main() -> ExitCode {
                 eprintln!("build failed: {}; the previous site was left as it was", summary_line(&run.diags));
                 return ExitCode::from(1);
             }
-            let out = out.clone().unwrap_or_else(|| cli.root.join("public"));
             let output = run.output.unwrap_or_default();
-            if let Err(e) = countersign::site::output::write_atomically(&out, &output, &mut countersign::site::output::FsWriter) {
+            if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter) {
                 eprintln!("error: cannot write the site to {}: {e}", out.display());
                 return ExitCode::from(1);
             }

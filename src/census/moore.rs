@@ -40,13 +40,43 @@ pub const MAX_POSITIONS: u64 = 40_000_000;
 pub const MAX_LIST: usize = 100;
 
 /// One value or a list of values, as a parameter: `k: 2` or `k: [1, 2, 3]`.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+///
+/// Deserialized by hand, not as an untagged enum: serde's untagged error ("data did not
+/// match any variant") names no parameter and points at the whole block, while this one
+/// says what is wrong (`-1`, `1.5`, `4294967296`) at the value itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum OneOrMany {
     /// A single value.
     One(u32),
     /// Several values, each once.
     Many(Vec<u32>),
+}
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<OneOrMany, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a non-negative integer below 2^32, or a list of them")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<OneOrMany, E> {
+                u32::try_from(v).map(OneOrMany::One).map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<OneOrMany, E> {
+                u32::try_from(v).map(OneOrMany::One).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OneOrMany, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = seq.next_element::<u32>()? {
+                    out.push(v);
+                }
+                Ok(OneOrMany::Many(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl OneOrMany {
@@ -786,6 +816,17 @@ mod tests {
         let p: OutcomesParams = crate::yaml::from_str(yaml).unwrap();
         MooreOutcomes::validate(&p).unwrap();
         run_outcomes(&p, &Ctx::new()).unwrap()
+    }
+
+    #[test]
+    fn one_or_many_reads_a_value_or_a_list_and_names_a_bad_one() {
+        let k = |y: &str| crate::yaml::from_str::<OneOrMany>(y);
+        assert_eq!(k("2").unwrap(), OneOrMany::One(2));
+        assert_eq!(k("[1, 3]").unwrap(), OneOrMany::Many(vec![1, 3]));
+        for (bad, says) in [("4294967296", "4294967296"), ("-1", "-1"), ("1.5", "1.5"), ("[1, x]", "\"x\""), ("{a: 1}", "map")] {
+            let e = k(bad).unwrap_err().to_string();
+            assert!(e.contains(says) && !e.contains("untagged"), "{bad}: {e}");
+        }
     }
 
     #[test]

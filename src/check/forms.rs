@@ -178,6 +178,10 @@ pub fn parse_num(text: &str) -> Option<Num> {
     };
     let negative = body.len() != t.len();
     if body.starts_with(|c: char| c.is_ascii_digit()) {
+        // "084" or "0,084" is a slip (or another base), not a way to write 84.
+        if body.starts_with('0') && body.len() > 1 && !body[1..].starts_with('.') {
+            return None;
+        }
         if body.contains('.') {
             let digits = body.split_once('.').map(|(_, f)| f.len()).unwrap_or(0) as u32;
             let value = parse_decimal(t)?;
@@ -322,6 +326,10 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
     let ok = |b: bool| if b { Verdict::Pass } else { Verdict::Disagrees };
     match (form, c) {
         (Form::Number(n), Computed::Number(v, _)) => ok(num_matches(n, *v)),
+        // A count is no share: "8400%" of 84 positions, or "a third" of one, is a slip.
+        (Form::Percent(..) | Form::RatioWords(..), Computed::Number(v, None)) if v.is_integer() => Verdict::WrongShape(
+            "a percentage or a share in words needs a share (a Ratio); this path gives a count: state the count, or claim the share".into(),
+        ),
         (Form::Percent(n, _), Computed::Number(v, _)) => {
             // A percentage is always read at the precision written: "17%" is 17 ± 0.5.
             let scaled = Q::new(v.n * 100, v.d).unwrap_or(*v);
@@ -539,6 +547,8 @@ mod tests {
         assert!(pass("12%", json!({"num": 1, "den": 8})));
         assert!(pass("0.67", json!({"num": 2, "den": 3})));
         assert!(pass("3.5", json!(3.5)));
+        assert!(pass("150%", json!({"num": 3, "den": 2})));
+        assert!(pass("50%", json!(0.5)));
     }
 
     #[test]
@@ -567,6 +577,16 @@ mod tests {
         let c = Computed::from_json(&json!(3));
         assert!(matches!(check(&parse_stated("3 of 4", false).unwrap(), &c), Verdict::WrongShape(_)));
         assert!(parse_stated("lots", false).is_none());
+        // A percentage or ratio words against a count (8400% would be 84).
+        for stated in ["8400%", "8400 per cent", "a third", "one in one"] {
+            let c = Computed::from_json(&json!(if stated == "one in one" { 1 } else { 84 }));
+            assert!(matches!(check(&parse_stated(stated, false).unwrap(), &c), Verdict::WrongShape(_)), "{stated}");
+        }
+        // Leading zeros are not read.
+        for stated in ["084", "0,084", "00", "-07"] {
+            assert!(parse_num(stated).is_none(), "{stated}");
+        }
+        assert!(parse_num("0.5").is_some() && parse_num("0").is_some() && parse_num("-0.25").is_some());
     }
 
     fn blessed(stated: &str, v: serde_json::Value) -> Result<String, String> {

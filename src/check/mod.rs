@@ -113,7 +113,7 @@ fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) ->
             match Computed::from_json(&v) {
                 Computed::Number(q, _) => Ok((q, q.to_string())),
                 Computed::Bool(x) => Ok((Q::int(x as i128), x.to_string())),
-                c => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{p}` is not a number: it is {}", c.display()))
+                c => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{p}` is not a number: it is {}", short(c.display())))
                     .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
             }
         }
@@ -148,6 +148,8 @@ fn check_path(
     };
     let c = Computed::from_json(&v);
     r.computed = Some(c.display());
+    // How the value reads in a diagnostic: a whole map or a long list cut short.
+    let shown = short(r.computed.clone().unwrap_or_default());
     r.value = Some(v.clone());
     let Some((stated, stated_span)) = stated_info else {
         r.kind = "interpolate";
@@ -167,7 +169,7 @@ fn check_path(
                 .with_label("unreadable stated value")
                 .with_hint(format!(
                     "the census gives {}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)",
-                    c.display()
+                    shown
                 )),
         );
         return;
@@ -178,16 +180,16 @@ fn check_path(
             r.status = Status::Fail;
             let blessed = forms::bless(&form, &c);
             let hint = match &blessed {
-                Ok(s) => format!("the census gives {}: write `{s}`, or run `countersign check --bless`", c.display()),
-                Err(why) => format!("the census gives {}; --bless cannot rewrite this form: {why}", c.display()),
+                Ok(s) => format!("the census gives {}: write `{s}`, or run `countersign check --bless`", shown),
+                Err(why) => format!("the census gives {}; --bless cannot rewrite this form: {why}", shown),
             };
             diags.push(
                 Diagnostic::error(
                     &essay.file,
                     stated_span.clone(),
-                    format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {}", c.display()),
+                    format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {}", shown),
                 )
-                .with_label(format!("computed: {}", c.display()))
+                .with_label(format!("computed: {}", shown))
                 .with_note(format!("census: {} = {} {}", b.id, b.census, serde_json::to_string(&b.params).unwrap_or_default()))
                 .with_hint(hint),
             );
@@ -196,10 +198,57 @@ fn check_path(
         Verdict::WrongShape(why) => {
             diags.push(
                 Diagnostic::error(&essay.file, stated_span.clone(), format!("`{stated}` cannot be compared with `{path}`"))
-                    .with_label(format!("computed: {}", c.display()))
+                    .with_label(format!("computed: {}", shown))
                     .with_hint(why),
             );
         }
+    }
+}
+
+/// `s` cut to about 160 characters for a diagnostic (a census map or a long list would
+/// fill screens), saying how long it was.
+fn short(s: String) -> String {
+    const MAX: usize = 160;
+    match s.char_indices().nth(MAX) {
+        None => s,
+        Some((at, _)) => format!("{}… ({} characters in all)", &s[..at], s.chars().count()),
+    }
+}
+
+/// Line and column of offsets asked for in increasing order, each found by reading on from
+/// the last (so the claims of an essay cost one pass over it, not one pass each); the same
+/// answers as `diag::line_col`, which it falls back to for an offset before the last.
+struct Lines<'a> {
+    text: &'a str,
+    /// The last offset asked for and its 1-based line and column.
+    at: usize,
+    line: usize,
+    column: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        Lines { text, at: 0, line: 1, column: 1 }
+    }
+
+    fn line_col(&mut self, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.at {
+            return line_col(self.text, offset);
+        }
+        let between = &self.text[self.at..offset];
+        match between.rfind('\n') {
+            Some(nl) => {
+                self.line += between.matches('\n').count();
+                self.column = between[nl + 1..].chars().count() + 1;
+            }
+            None => self.column += between.chars().count(),
+        }
+        self.at = offset;
+        (self.line, self.column)
     }
 }
 
@@ -208,8 +257,9 @@ fn check_path(
 pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) {
     let mut reports = Vec::new();
     let mut diags = Vec::new();
+    let mut lines = Lines::new(&essay.source);
     for claim in &essay.claims {
-        let (line, column) = line_col(&essay.source, claim.span.start);
+        let (line, column) = lines.line_col(claim.span.start);
         let text = essay.source[claim.span.start + 2..claim.span.end - 2].trim().to_string();
         let mut r = ClaimReport {
             file: essay.file.clone(),
@@ -297,4 +347,25 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
         reports.push(r);
     }
     (reports, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_values_are_cut_short_in_diagnostics() {
+        assert_eq!(super::short("[1, 2]".into()), "[1, 2]");
+        let long = "é".repeat(500);
+        let s = super::short(long);
+        assert!(s.starts_with(&"é".repeat(160)) && s.ends_with("… (500 characters in all)"), "{s}");
+    }
+
+    #[test]
+    fn lines_read_on_give_the_same_answers_as_line_col() {
+        let text = "ab\n⟨é\n\n\r\nxyz — w\n";
+        let mut lines = super::Lines::new(text);
+        let offsets: Vec<usize> = (0..=text.len() + 2).chain([3, 1, 9]).collect();
+        for at in offsets {
+            assert_eq!(lines.line_col(at), super::line_col(text, at), "offset {at}");
+        }
+    }
 }

@@ -267,6 +267,19 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
     if word == "plain" && word_end < t.len() {
         return Ok(Claim { span, kind: ClaimKind::Plain { text: t[word_end..].trim().to_string() } });
     }
+    // A lone keyword is a marker with its text left out, not an interpolation of a census
+    // bound as `plain` or `assert`.
+    if t == "plain" || t == "assert" {
+        return Err(ClaimSyntaxError {
+            message: format!("`{t}` with nothing after it"),
+            span: tbase..tbase + t.len(),
+            hint: if t == "plain" {
+                "write the number that is not computed after it: {{ plain 1954 }}".into()
+            } else {
+                "write the comparison after it: {{ assert id.path == 0 }}".into()
+            },
+        });
+    }
     let (path, used) = parse_path(t, tbase)?;
     let path_span = tbase..tbase + used;
     let rest = &t[used..];
@@ -410,6 +423,10 @@ mod tests {
     fn kinds() {
         assert!(matches!(claim(" a.b ").kind, ClaimKind::Interpolate { .. }));
         assert!(matches!(claim("plain 1954").kind, ClaimKind::Plain { ref text } if text == "1954"));
+        for lone in ["plain", " assert "] {
+            let e = parse_claim(lone, 0, 0..lone.len()).unwrap_err();
+            assert!(e.message.contains("with nothing after it"), "{lone}: {}", e.message);
+        }
         match claim("assert m.x == 0 and m.y <= -2.5").kind {
             ClaimKind::Assert { all } => {
                 assert_eq!(all.len(), 2);

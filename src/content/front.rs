@@ -46,8 +46,23 @@ fn valid_date(d: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let num = |r: Range<usize>| d[r].parse::<u32>().ok();
-    matches!((num(0..4), num(5..7), num(8..10)), (Some(_), Some(m), Some(day)) if (1..=12).contains(&m) && (1..=31).contains(&day))
+    let num = |r: Range<usize>| d.get(r).filter(|t| t.bytes().all(|b| b.is_ascii_digit())).and_then(|t| t.parse::<u32>().ok());
+    let (Some(y), Some(m), Some(day)) = (num(0..4), num(5..7), num(8..10)) else { return false };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+/// An anchor names a ladder and its page at `/<anchor>/`: letters, digits, `-` and `_`,
+/// starting with a letter or digit (so never `..`, `/`, a space or an empty name).
+fn valid_anchor(a: &str) -> bool {
+    a.starts_with(|c: char| c.is_ascii_alphanumeric()) && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Split `source` into front matter and body and parse the front matter. Returns the front
@@ -114,6 +129,15 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
             diags.push(Diagnostic::error(file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"));
         }
     }
+    if let Some(a) = &raw.anchor {
+        if !valid_anchor(a) {
+            let at = super::locate_keys(yaml, &["anchor"]).map(|a| yaml_start + a).unwrap_or(0);
+            diags.push(
+                Diagnostic::error(file, at..at + 6, format!("`{a}` is not a usable anchor"))
+                    .with_hint("an anchor names its ladder's page, /<anchor>/: letters, digits, `-` and `_`, e.g. `held-pass`"),
+            );
+        }
+    }
     if raw.rung == Some(0) {
         let at = super::locate_keys(yaml, &["rung"]).map(|a| yaml_start + a).unwrap_or(0);
         diags.push(Diagnostic::error(file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"));
@@ -125,4 +149,40 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         FrontMatter { title, title_span, anchor: raw.anchor, rung: raw.rung, date: raw.date, summary: raw.summary },
         body_start..source.len(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_calendar_dates() {
+        for ok in ["2026-01-01", "2024-02-29", "2000-02-29", "2026-12-31", "2026-04-30"] {
+            assert!(valid_date(ok), "{ok}");
+        }
+        for bad in [
+            "2026-02-30",
+            "2026-02-29",
+            "1900-02-29",
+            "2026-04-31",
+            "2026-13-01",
+            "2026-00-10",
+            "2026-01-00",
+            "2026-1-01",
+            "+026-01-01",
+            "2026-01-+1",
+        ] {
+            assert!(!valid_date(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn anchors_are_names_not_paths() {
+        for ok in ["welter", "held-pass", "a_1", "2026"] {
+            assert!(valid_anchor(ok), "{ok}");
+        }
+        for bad in ["", ".", "..", "../x", "a/b", "a b", "-x", "index.html", "é"] {
+            assert!(!valid_anchor(bad), "{bad}");
+        }
+    }
 }

@@ -69,6 +69,9 @@ pub struct Scan {
 pub fn scan(text: &str, base: usize) -> Scan {
     let mut out = Scan::default();
     let mut block: Option<FencedBlock> = None;
+    // Raw HTML (blocks and inline tags): claims are not read there, but HTML is published
+    // as written, so a claim in it would reach the reader unchecked.
+    let mut html: Vec<Range<usize>> = Vec::new();
     for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
@@ -114,15 +117,24 @@ pub fn scan(text: &str, base: usize) -> Scan {
                     b.content.push_str(&t);
                 }
             }
-            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) | Event::InlineMath(_) | Event::DisplayMath(_) => {
+            Event::Code(_) | Event::Html(_) | Event::InlineMath(_) | Event::DisplayMath(_) => out.excluded.push(range),
+            Event::InlineHtml(_) => {
+                html.push(range.clone());
                 out.excluded.push(range)
             }
-            Event::Start(Tag::HtmlBlock) => out.excluded.push(range),
+            Event::Start(Tag::HtmlBlock) => {
+                html.push(range.clone());
+                out.excluded.push(range)
+            }
             _ => {}
         }
     }
-    out.excluded.sort_by_key(|r| r.start);
+    out.excluded = merged(std::mem::take(&mut out.excluded));
     find_claims(text, base, &mut out);
+    for r in html {
+        claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
+    }
+    out.errors.sort_by_key(|e| e.span.start);
     // Report excluded ranges in the same coordinates as everything else.
     for r in &mut out.excluded {
         *r = base + r.start..base + r.end;
@@ -145,8 +157,81 @@ fn fence_is_closed(raw: &str) -> bool {
     run >= n && last[run * ch.len_utf8()..].trim().is_empty()
 }
 
+/// `ranges` sorted and with overlapping or nested ranges merged (an HTML block holds
+/// the ranges of its HTML events), so `in_ranges` can search them by halving.
+fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// True when `at` lies in one of `ranges` (sorted and disjoint, see `merged`).
 fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
-    ranges.iter().any(|r| r.start <= at && at < r.end)
+    let after = ranges.partition_point(|r| r.start <= at);
+    after > 0 && at < ranges[after - 1].end
+}
+
+/// Where the claim opened just before `rest` closes: the offset in `rest` of its `}}`,
+/// or `None` when a blank line (only spaces, tabs and a block quote's `>`) or the end of
+/// the text comes first. Reads only as far as the claim or its paragraph goes, so an
+/// essay of many claims and no blank lines is scanned in linear time.
+fn claim_close(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let mut pos = 0;
+    while let Some(n) = bytes[pos..].iter().position(|&b| b == b'}' || b == b'\n') {
+        let at = pos + n;
+        if bytes[at] == b'}' {
+            if bytes.get(at + 1) == Some(&b'}') {
+                return Some(at);
+            }
+        } else {
+            let next = &rest[at + 1..];
+            let line = &next[..next.find('\n').unwrap_or(next.len())];
+            if line.trim_matches([' ', '\t', '\r', '>']).is_empty() {
+                return None;
+            }
+        }
+        pos = at + 1;
+    }
+    None
+}
+
+/// Errors for claims written in raw HTML (`raw`, at offset `base`) outside its comments:
+/// the HTML is published as written, so such a claim would show an unchecked number. A
+/// `{{` that does not read as a claim is left alone.
+fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
+    let mut comments = Vec::new();
+    let mut i = 0;
+    while let Some(open) = raw[i..].find("<!--") {
+        let start = i + open;
+        let end = raw[start + 4..].find("-->").map_or(raw.len(), |n| start + 4 + n + 3);
+        comments.push(start..end);
+        i = end;
+    }
+    let mut i = 0;
+    while let Some(found) = raw[i..].find("{{") {
+        let at = i + found;
+        i = at + 2;
+        if in_ranges(&comments, at) {
+            continue;
+        }
+        let Some(close) = claim_close(&raw[at + 2..]) else { continue };
+        let span = base + at..base + at + 2 + close + 2;
+        if parse_claim(&raw[at + 2..at + 2 + close], base + at + 2, span.clone()).is_ok() {
+            errors.push(ClaimSyntaxError {
+                message: "claim inside raw HTML: it is published as written and never checked".into(),
+                span,
+                hint: "move the claim out of the HTML (a blank line ends an HTML block; the Markdown after it is read), or into an HTML comment `<!-- … -->` to keep it unpublished".into(),
+            });
+        }
+        i = at + 2 + close + 2;
+    }
 }
 
 fn find_claims(text: &str, base: usize, out: &mut Scan) {
@@ -165,8 +250,7 @@ fn find_claims(text: &str, base: usize, out: &mut Scan) {
         }
         // The claim ends at the first `}}`, which must come before a blank line.
         let rest = &text[at + 2..];
-        let para_end = rest.find("\n\n").or_else(|| rest.find("\r\n\r\n")).unwrap_or(rest.len());
-        match rest[..para_end].find("}}") {
+        match claim_close(rest) {
             Some(close) => {
                 let inner = &rest[..close];
                 let span = base + at..base + at + 2 + close + 2;
@@ -210,7 +294,12 @@ mod tests {
                     ${{ x.g = 7 }}$ and $${{ x.h = 8 }}$$\n\n<span title=\"{{ x.i = 9 }}\">z</span> {{ x.j = 10 }}\n";
         let s = scan(text, 0);
         assert_eq!(stated(&s), vec!["1", "10"], "{:?}", s.errors);
-        assert!(s.errors.is_empty());
+        // ... but one in raw HTML (not a comment) would be published unchecked: an error.
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.errors[0].message.contains("raw HTML") && text[s.errors[0].span.clone()] == *"{{ x.i = 9 }}");
+        let s = scan("<div>\n{{ x.a = 1 }} and {{ not a claim }}\n<!--\n{{ x.b = 2 }}\n-->\n</div>\n", 0);
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.claims.is_empty());
     }
 
     #[test]
@@ -219,6 +308,13 @@ mod tests {
         assert_eq!(stated(&s), vec!["3"]);
         assert_eq!(s.errors.len(), 1);
         assert!(s.errors[0].message.contains("unterminated"));
+        // A blank line of spaces, a CRLF blank line, or a block quote's blank `>` line
+        // ends the paragraph too.
+        for text in ["{{ x.y = \n  \n3 }}", "{{ x.y\r\n\r\n= 3 }}", "> {{ x.y\n>\n> = 3 }}", "{{ x.y = 3"] {
+            let s = scan(text, 0);
+            assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.claims);
+        }
+        assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
     }
 
     #[test]
