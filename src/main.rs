@@ -172,12 +172,8 @@ fn main() -> ExitCode {
                 eprintln!("error: cannot write the site to {}: {e}", out.display());
                 return ExitCode::from(1);
             }
-            // Counted as `check` counts them: stated values and asserts, not `plain` markers.
-            let claims: usize = run
-                .checked
-                .as_ref()
-                .map(|c| c.reports.iter().flatten().filter(|r| r.kind == "check" || r.kind == "assert").count())
-                .unwrap_or(0);
+            // Counted as `check` counts them: claims compared with a result (see `was_checked`).
+            let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
             eprintln!(
                 "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
                 count(run.loaded.essays.len(), "essay"),
@@ -230,7 +226,7 @@ fn main() -> ExitCode {
                 println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             } else {
                 print_diags(&run.loaded.sources, &diags, color);
-                let checked = reports.iter().filter(|r| r.kind == "check" || r.kind == "assert").count();
+                let checked = reports.iter().filter(|r| r.was_checked()).count();
                 eprintln!(
                     "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s",
                     if failed { "FAILED" } else { "ok" },

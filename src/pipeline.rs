@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::cache::{self, Cache};
 use crate::census::{self, Ctx, DynCensus, PrepareError, Prepared};
-use crate::check::{self, Bound, ClaimReport};
+use crate::check::{self, Bound, ClaimReport, Status};
 use crate::content::{self, locate_keys, offset_of, Essay};
 use crate::diag::{Diagnostic, Sources};
 use crate::site::config::{self, Config};
@@ -423,10 +423,16 @@ fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut C
         }
         // Claims on ids whose call failed to plan were already reported; skip them.
         let failed_ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).collect();
-        let (reports, diags) = check_one(i, essay, &bound);
-        out.diags.extend(diags.into_iter().filter(|d| {
-            !(d.message.starts_with("no census result is bound to") && failed_ids.iter().any(|id| d.message.contains(&format!("`{id}`"))))
-        }));
+        let (mut reports, diags) = check_one(i, essay, &bound);
+        let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags.into_iter().partition(|d| {
+            d.message.starts_with("no census result is bound to") && failed_ids.iter().any(|id| d.message.contains(&format!("`{id}`")))
+        });
+        for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
+            if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {
+                r.status = Status::Skipped;
+            }
+        }
+        out.diags.extend(diags);
         out.bound.push(bound);
         out.fingerprints.push(fps);
         out.reports.push(reports);

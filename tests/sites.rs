@@ -9,6 +9,8 @@
 //! stderr:                   # each must occur in stderr
 //!   - "essays/bad.md:12:23"
 //!   - "unknown field `extra`"
+//! stderr_lacks:             # optional; each must not occur in stderr
+//!   - "no census result is bound"
 //! ```
 
 use std::path::Path;
@@ -24,6 +26,9 @@ struct Expect {
     stderr: Vec<String>,
     #[serde(default)]
     stdout: Vec<String>,
+    /// Text that must not occur in stderr (a follow-on error that should be silent).
+    #[serde(default)]
+    stderr_lacks: Vec<String>,
 }
 
 #[test]
@@ -83,6 +88,11 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
         for s in &expect.stderr {
             if !stderr.contains(s.as_str()) {
                 problems.push(format!("stderr lacks {s:?}"));
+            }
+        }
+        for s in &expect.stderr_lacks {
+            if stderr.contains(s.as_str()) {
+                problems.push(format!("stderr has {s:?}"));
             }
         }
         for s in &expect.stdout {

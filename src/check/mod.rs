@@ -28,10 +28,21 @@ pub enum Status {
     Fail,
     /// It could not be checked: unknown id or path, unparseable or ill-fitting form.
     Error,
+    /// It was not checked because the census block it reads failed (that block's
+    /// diagnostic is the one reported).
+    Skipped,
     /// `{{ path }}`: printed, not checked.
     Interpolated,
     /// `{{ plain … }}`: not computed.
     Plain,
+}
+
+impl ClaimReport {
+    /// True when the stated value or assert was compared with a computed result (it
+    /// passed or failed); the summaries count these as "claims checked".
+    pub fn was_checked(&self) -> bool {
+        matches!(self.status, Status::Pass | Status::Fail)
+    }
 }
 
 /// One claim's outcome, for diagnostics, `--bless`, `--format json` and rendering.
