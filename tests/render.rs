@@ -26,3 +26,15 @@ fn pages_contain_claims_mathml_and_provenance() {
     assert_eq!(results["claims"][0]["value"], 14);
     assert!(out.files.contains_key("style.css"));
 }
+
+#[test]
+fn a_claim_in_link_text_or_alt_text_is_plain_text() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-claims-in-links");
+    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true }, None);
+    assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
+    let page = String::from_utf8(run.output.unwrap().files["small/index.html"].clone()).unwrap();
+    assert!(page.contains(r#"<img src="strip.png" alt="a strip of 14 cells" />"#), "{page}");
+    assert!(page.contains(r#"<a href="https://example.org/">all 14</a>"#), "{page}");
+    assert!(page.contains(r#"href="../small/">the 14 positions</a>"#), "{page}");
+    assert!(!page.contains('\u{E000}'), "no placeholder leaks");
+}

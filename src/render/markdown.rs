@@ -241,7 +241,15 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
         merged.push((ev, range));
     }
     let mut expanded: Vec<(Event, std::ops::Range<usize>)> = Vec::with_capacity(merged.len());
+    // Links and images open: a claim in a link's text or an image's alt text is shown as
+    // its plain text (a claim's own link would nest inside the link or break the attribute).
+    let mut link_depth = 0usize;
     for (ev, range) in merged {
+        match &ev {
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => link_depth += 1,
+            Event::End(TagEnd::Link | TagEnd::Image) => link_depth = link_depth.saturating_sub(1),
+            _ => {}
+        }
         match ev {
             Event::Start(Tag::CodeBlock(_)) => {
                 in_code = true;
@@ -287,6 +295,9 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
                 expanded.push((Event::InlineHtml(CowStr::from(format!("{MARK}/{n}{MARK_END}"))), range));
             }
             _ if skip_link_text => {}
+            Event::Text(ref t) if link_depth > 0 && t.contains(OPEN) => {
+                expanded.push((Event::Text(CowStr::from(placeholders_to_text(t))), range));
+            }
             other => expanded.push((other, range)),
         }
     }
