@@ -209,6 +209,25 @@ pub struct PlainCheck {
     pub first_difference: Option<Vec<u32>>,
 }
 
+impl PlainCheck {
+    /// Nothing compared yet; `run` says whether the plain recursion will be.
+    fn new(run: bool) -> PlainCheck {
+        PlainCheck { run, compared: 0, differ: 0, first_difference: None }
+    }
+
+    /// Compare `plain`'s outcome of `heaps` (when it runs) with the sweep's, `truth`.
+    fn compare(&mut self, plain: Option<&mut Plain>, heaps: &[u32], truth: bool) {
+        let Some(plain) = plain else { return };
+        self.compared += 1;
+        if plain.lost(heaps) != truth {
+            self.differ += 1;
+            if self.first_difference.is_none() {
+                self.first_difference = Some(heaps.to_vec());
+            }
+        }
+    }
+}
+
 /// `moore.outcomes` for one value of k.
 #[derive(Clone, Debug, Serialize)]
 pub struct KOutcomes {
@@ -454,7 +473,7 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         let mut patched = RuleTally::new();
         let (mut lost, mut won) = (0u64, 0u64);
         let mut ones_lost = Vec::new();
-        let mut plain_check = PlainCheck { run: p.plain, compared: 0, differ: 0, first_difference: None };
+        let mut plain_check = PlainCheck::new(p.plain);
         for (rank, heaps) in solved.index().positions().enumerate() {
             if rank % 4096 == 0 {
                 ctx.checkpoint()?;
@@ -480,15 +499,7 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
             }
             column.add(&heaps, column_rule_lost(&heaps, k), truth, p.list);
             patched.add(&heaps, patched_rule_lost(&heaps, k), truth, p.list);
-            if let Some(pl) = plain.as_mut() {
-                plain_check.compared += 1;
-                if pl.lost(&heaps) != truth {
-                    plain_check.differ += 1;
-                    if plain_check.first_difference.is_none() {
-                        plain_check.first_difference = Some(heaps.clone());
-                    }
-                }
-            }
+            plain_check.compare(plain.as_mut(), &heaps, truth);
         }
         ones_lost.sort_unstable();
         by_k.insert(
@@ -690,7 +701,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
             })
             .ok_or(Cancelled)?;
             let mut plain = p.plain.then(|| Plain::new(moves, play));
-            let mut plain_check = PlainCheck { run: p.plain, compared: 0, differ: 0, first_difference: None };
+            let mut plain_check = PlainCheck::new(p.plain);
             let (mut lost, mut bin_right, mut base_right) = (0u64, 0u64, 0u64);
             // residues → (smallest lost, smallest won, positions), smallest by (len, lex).
             type Best = Option<(usize, Vec<u32>)>;
@@ -715,15 +726,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
                 if slot.as_ref().is_none_or(|b| key < *b) {
                     *slot = Some(key);
                 }
-                if let Some(pl) = plain.as_mut() {
-                    plain_check.compared += 1;
-                    if pl.lost(&heaps) != truth {
-                        plain_check.differ += 1;
-                        if plain_check.first_difference.is_none() {
-                            plain_check.first_difference = Some(heaps.clone());
-                        }
-                    }
-                }
+                plain_check.compare(plain.as_mut(), &heaps, truth);
             }
             let mut mixed = 0u64;
             let mut in_mixed = 0u64;
