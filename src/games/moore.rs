@@ -115,11 +115,13 @@ pub fn options(heaps: &[u32], moves: Moves) -> Vec<Vec<u32>> {
 /// one move, in canonical form, until it returns `Break` (which is then returned).
 ///
 /// Generation chooses, for each distinct heap size from the largest down, how many heaps
-/// of that size to touch and the multiset of sizes they are left at (smallest first), so
-/// equal heaps are never distinguished and the biggest reductions of the biggest heaps
-/// come first. Two different choices can still reach the same position (from {3, 5},
-/// taking to {1, 2} either way), so a position may be visited more than once; [`options`]
-/// removes the repeats. Nothing is allocated per option: `visit` borrows a scratch list.
+/// of that size to touch (most first) and the multiset of sizes they are left at (largest
+/// first), so equal heaps are never distinguished. The order only affects how soon
+/// [`Plain`] meets a lost option: on 8 heaps of 8 at k = 3 it looks at about a tenth
+/// fewer options than with the smallest sizes first. Two different choices can still
+/// reach the same position (from {3, 5}, taking to {1, 2} either way), so a position may
+/// be visited more than once; [`options`] removes the repeats. Nothing is allocated per
+/// option: `visit` borrows a scratch list.
 pub fn for_each_option(heaps: &[u32], moves: Moves, visit: &mut dyn FnMut(&[u32]) -> ControlFlow<()>) -> ControlFlow<()> {
     let p = canonical(heaps);
     // Runs of equal sizes, largest size first.
