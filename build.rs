@@ -2,25 +2,16 @@
 //! invalidated by a change to a census's own solver and by nothing else.
 //!
 //! Writes `$OUT_DIR/fingerprints.rs`: a sorted table of (path relative to `src/`,
-//! blake3 hex digest of the file's bytes) for every `.rs` file under `src/games` and
-//! `src/census`.
+//! blake3 hex digest of the file's bytes, line endings read as LF) for every `.rs` file
+//! under `src/games` and `src/census`. A checkout with CRLF line endings (git's
+//! `core.autocrlf` on Windows) gets the same fingerprints, so the same cache keys and the
+//! same `results.json`, as an LF one.
 
 use std::path::Path;
 
-fn collect(dir: &Path, base: &Path, out: &mut Vec<(String, String)>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            collect(&p, base, out);
-        } else if p.extension().and_then(|e| e.to_str()) == Some("rs") {
-            let bytes = std::fs::read(&p).expect("read source file");
-            let rel = p.strip_prefix(base).expect("under src").to_string_lossy().replace('\\', "/");
-            out.push((rel, blake3::hash(&bytes).to_hex().to_string()));
-        }
-    }
-}
+#[path = "src/source_hashes.rs"]
+mod source_hashes;
+use source_hashes::collect;
 
 fn main() {
     let src = Path::new("src");

@@ -36,8 +36,35 @@ pub fn of_sources_in(table: &[(&str, &str)], sources: &[&str]) -> String {
 }
 
 #[cfg(test)]
+#[path = "source_hashes.rs"]
+mod source_hashes;
+
+#[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crlf_checkout_fingerprints_like_an_lf_one() {
+        // The build script's own hashing, run on a copy of src/games and src/census with
+        // every line ending turned into CRLF, gives the table this build was made with.
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let copy = std::env::temp_dir().join(format!("countersign-crlf-{}", std::process::id()));
+        let mut crlf = Vec::new();
+        for (path, _) in SOURCE_HASHES {
+            let lf = String::from_utf8(std::fs::read(src.join(path)).unwrap()).unwrap().replace("\r\n", "\n");
+            let to = copy.join(path);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(&to, lf.replace('\n', "\r\n")).unwrap();
+        }
+        for sub in ["games", "census"] {
+            super::source_hashes::collect(&copy.join(sub), &copy, &mut crlf);
+        }
+        std::fs::remove_dir_all(&copy).ok();
+        crlf.sort();
+        let table: Vec<(String, String)> = SOURCE_HASHES.iter().map(|(p, h)| (p.to_string(), h.to_string())).collect();
+        assert_eq!(crlf, table);
+        assert_eq!(super::source_hashes::lf_only(b"a\r\nb\rc\r\n"), b"a\nb\rc\n");
+    }
 
     #[test]
     fn changing_one_module_changes_exactly_the_censuses_that_list_it() {

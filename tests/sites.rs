@@ -11,6 +11,9 @@
 //!   - "unknown field `extra`"
 //! stderr_lacks:             # optional; each must not occur in stderr
 //!   - "no census result is bound"
+//! symlinks:                 # optional; made by the test (never committed, so a
+//!   essays/gone.md: nowhere.md   # Windows checkout stays whole): link -> target; the
+//!                           # case then runs in a copy, and only where symlinks exist
 //! ```
 
 use std::path::Path;
@@ -29,6 +32,38 @@ struct Expect {
     /// Text that must not occur in stderr (a follow-on error that should be silent).
     #[serde(default)]
     stderr_lacks: Vec<String>,
+    /// Symlinks to make in a copy of the case before running it: link path -> target.
+    #[serde(default)]
+    symlinks: std::collections::BTreeMap<String, String>,
+}
+
+/// A copy of `case` with `links` made in it, or None where this platform has no symlinks
+/// a test can make (the case is then skipped, and says so).
+fn with_symlinks(case: &Path, links: &std::collections::BTreeMap<String, String>, into: &Path) -> Option<std::path::PathBuf> {
+    #[cfg(unix)]
+    {
+        let copy = into.join("site");
+        for entry in walkdir::WalkDir::new(case).sort_by_file_name() {
+            let entry = entry.unwrap();
+            let to = copy.join(entry.path().strip_prefix(case).unwrap());
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&to).unwrap();
+            } else {
+                std::fs::copy(entry.path(), &to).unwrap();
+            }
+        }
+        for (link, target) in links {
+            let at = copy.join(link);
+            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(target, &at).unwrap();
+        }
+        Some(copy)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (case, links, into);
+        None
+    }
 }
 
 #[test]
@@ -44,6 +79,21 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
         let expect: Expect = countersign::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap())
             .unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
         let out_dir = tempfile::tempdir().unwrap();
+        let linked;
+        let case = if expect.symlinks.is_empty() {
+            case
+        } else {
+            match with_symlinks(case, &expect.symlinks, out_dir.path()) {
+                Some(copy) => {
+                    linked = copy;
+                    &linked
+                }
+                None => {
+                    eprintln!("{name}: skipped (needs symlinks)");
+                    continue;
+                }
+            }
+        };
         let out_path = out_dir.path().join("public").to_string_lossy().into_owned();
         let args: Vec<String> = expect
             .command
