@@ -15,6 +15,7 @@ Positions: {{ g.positions = 1,500 }}, in words {{ g.positions = Fifteen }}; stru
 or {{ g.move_test.struck_share = 20 of 31 }}. Unchanged: {{ g.lost = two }}.\n";
 
 #[test]
+#[cfg(unix)]
 fn bless_rewrites_through_a_symlink_keeping_forms() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path().join("site");
