@@ -2,6 +2,7 @@
 //! compare exactly, and turn every disagreement into a diagnostic.
 
 pub mod forms;
+pub mod ratio;
 pub mod rational;
 pub mod resolve;
 pub mod words;
@@ -122,8 +123,11 @@ fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) ->
             let b = bound.get(&p.id).ok_or_else(|| unknown_id(essay, p, span.clone()))?;
             let v = resolve(b, p).map_err(|e| value_diag(essay, p, span.clone(), &e, b))?;
             match Computed::from_json(&v) {
-                Computed::Number(q, _) => Ok((q, q.to_string())),
-                Computed::Bool(x) => Ok((Q::int(x as i128), x.to_string())),
+                Computed::Number(q, _) => {
+                    let shown = q.to_string();
+                    Ok((q, shown))
+                }
+                Computed::Bool(x) => Ok((Q::int(x as u8), x.to_string())),
                 c => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{p}` is not a number: it is {}", short(c.display())))
                     .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
             }
@@ -166,7 +170,7 @@ fn check_path(
         r.kind = "interpolate";
         r.status = Status::Interpolated;
         r.html_text = match &c {
-            Computed::Number(q, _) if q.is_integer() => rational::group(q.n),
+            Computed::Number(q, _) if q.is_integer() => rational::group(q.numer()),
             _ => c.display(),
         };
         return;
