@@ -145,7 +145,12 @@ fn write(f: &Fraction) -> Option<String> {
         }
         RatioStyle::In(ps, qs) => {
             let num = |style: &NumStyle, v: &BigInt| write_num(&Num { value: Q::int(v.clone()), style: style.clone() }, &Q::int(v.clone())).ok();
-            format!("{} in {}", num(ps, &f.p)?, num(qs, &f.q)?)
+            // "one in 250" may become "three in five": below a hundred, q follows p's words.
+            let qs = match (ps, qs) {
+                (NumStyle::Words { and, .. }, NumStyle::Digits { .. }) if f.q < BigInt::from(100) => NumStyle::Words { capital: false, and: *and },
+                _ => qs.clone(),
+            };
+            format!("{} in {}", num(ps, &f.p)?, num(&qs, &f.q)?)
         }
     };
     Some(capitalise(text, f.capital))
