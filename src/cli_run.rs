@@ -80,8 +80,10 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         );
     }
     let started = Instant::now();
-    match prepared.run(&Ctx::new()) {
-        Ok(v) => {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.run(&Ctx::new()))) {
+        Err(payload) => fail(Diagnostic::error(file, 0..0, census::unwind_message(payload.as_ref())), &sources),
+        Ok(Err(census::Cancelled)) => ExitCode::from(1),
+        Ok(Ok(v)) => {
             if json {
                 println!("{}", serde_json::to_string(&v).unwrap_or_default());
             } else {
@@ -90,6 +92,5 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
             }
             ExitCode::SUCCESS
         }
-        Err(census::Cancelled) => ExitCode::from(1),
     }
 }

@@ -29,14 +29,13 @@ fn mutate(stated: &str, c: &Computed) -> Option<String> {
             NumStyle::Decimal(k) => Q::new(1, 10i128.pow(k))?,
             _ => Q::int(1),
         };
-        let v = Q::new(n.value.n * step.d + step.n * n.value.d, n.value.d * step.d)?;
-        forms::write_num(n, v).ok()
+        forms::write_num(n, &(&n.value + &step)).ok()
     };
     Some(match &form {
         Form::Number(n) => bump(n)?,
         Form::Percent(n, suffix) => {
             let as_dec = forms::Num {
-                value: n.value,
+                value: n.value.clone(),
                 style: match n.style {
                     NumStyle::Digits { .. } => NumStyle::Decimal(0),
                     ref s => s.clone(),
@@ -44,10 +43,10 @@ fn mutate(stated: &str, c: &Computed) -> Option<String> {
             };
             format!("{}{suffix}", bump(&as_dec)?)
         }
-        Form::OfTotal(a, b, j) => format!("{}{j}{}", bump(a)?, forms::write_num(b, b.value).ok()?),
-        Form::Range(a, b) => format!("{} to {}", forms::write_num(a, a.value).ok()?, bump(b)?),
+        Form::OfTotal(a, b, j) => format!("{}{j}{}", bump(a)?, forms::write_num(b, &b.value).ok()?),
+        Form::Range(a, b) => format!("{} to {}", forms::write_num(a, &a.value).ok()?, bump(b)?),
         Form::List(items) => {
-            let mut parts: Vec<String> = items.iter().map(|n| forms::write_num(n, n.value).ok()).collect::<Option<_>>()?;
+            let mut parts: Vec<String> = items.iter().map(|n| forms::write_num(n, &n.value).ok()).collect::<Option<_>>()?;
             let last = parts.len() - 1;
             parts[last] = bump(&items[last])?;
             if parts.len() == 1 {
@@ -56,9 +55,9 @@ fn mutate(stated: &str, c: &Computed) -> Option<String> {
                 format!("{} and {}", parts[..last].join(", "), parts[last])
             }
         }
-        Form::RatioWords(p, q, ..) => {
-            let p2 = if p < q { p + 1 } else { p - 1 };
-            format!("{p2} in {q}")
+        Form::RatioWords(f) => {
+            let p2 = if f.p < f.q { &f.p + 1 } else { &f.p - 1 };
+            format!("{p2} in {}", f.q)
         }
         Form::Truth(t) => (!t).to_string(),
     })
@@ -278,7 +277,7 @@ fn the_seed_ledger_is_honest() {
                             }
                             (Some(n), Some(Computed::Range(a, b))) => same(n, a) || same(n, b),
                             (Some(n), Some(Computed::List(l))) => {
-                                same(n, Q::int(l.len() as i128)) || l.iter().any(|x| matches!(x, Computed::Number(q, _) if same(n, *q)))
+                                same(n, Q::int(l.len() as i128)) || l.iter().any(|x| matches!(x, Computed::Number(q, _) if same(n, q.clone())))
                             }
                             _ => true,
                         };

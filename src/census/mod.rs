@@ -216,9 +216,29 @@ type Runner = Box<dyn Fn(&Ctx) -> Result<serde_json::Value, Cancelled> + Send + 
 
 impl Prepared {
     /// Run the census; the result as JSON.
+    ///
+    /// A result that cannot be written as JSON (a map with non-string keys, a float that
+    /// is not finite) is a bug in the census, never a `null` result: the run unwinds with a
+    /// `String` payload starting "bug in census", as a panicking solver does, so the
+    /// caller that catches it (the pipeline, `countersign run`) reports it and caches
+    /// nothing.
     pub fn run(&self, ctx: &Ctx) -> Result<serde_json::Value, Cancelled> {
         (self.runner)(ctx)
     }
+}
+
+/// Unwind with the message for a census whose result does not serialize. Uses
+/// `resume_unwind`, so no panic hook prints a backtrace for what is reported as a
+/// diagnostic.
+fn unserializable(name: &str, e: &serde_json::Error) -> ! {
+    std::panic::resume_unwind(Box::new(format!(
+        "bug in census `{name}`: its result cannot be written as JSON ({e}); nothing was cached"
+    )))
+}
+
+/// The message of a caught panic or unwind payload (a `String` or `&str`; empty otherwise).
+pub fn unwind_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
 }
 
 impl fmt::Debug for Prepared {
@@ -314,7 +334,11 @@ impl<C: Census> DynCensus for Entry<C> {
         };
         C::validate(&params).map_err(PrepareError::Limit)?;
         let cost = C::cost(&params);
-        let canonical = serde_json::to_value(&params).unwrap_or(serde_json::Value::Null);
+        let canonical = serde_json::to_value(&params).map_err(|e| PrepareError::Shape {
+            message: format!("bug in census `{}`: its parameters cannot be written as JSON ({e})", C::NAME),
+            line: None,
+            column: None,
+        })?;
         let params = Arc::new(params);
         Ok(Prepared {
             name: C::NAME,
@@ -322,7 +346,7 @@ impl<C: Census> DynCensus for Entry<C> {
             cost,
             runner: Box::new(move |ctx| {
                 let out = C::run(&params, ctx)?;
-                Ok(serde_json::to_value(&out).unwrap_or(serde_json::Value::Null))
+                Ok(serde_json::to_value(&out).unwrap_or_else(|e| unserializable(C::NAME, &e)))
             }),
         })
     }

@@ -5,16 +5,29 @@
 //! |---|---|---|
 //! | integer | `523`, `1,001`, `−3` | equal |
 //! | words | `fifty-five`, `Sixty-six`, `six hundred and sixty` | equal |
-//! | decimal | `0.29`, `17.0` | value rounds (half to even) to the digits written |
-//! | percentage | `17.0 per cent`, `17%`, `2.5 percent` | value × 100 rounds to the digits written |
-//! | N of M | `27,215 of 159,728`, `six out of 923` | a [`Ratio`](crate::census::Ratio) with that numerator and denominator, or a two-element list |
-//! | range | `24 to 80` | a `{min, max}` object or a two-element list, equal at both ends |
+//! | decimal | `0.29`, `17.0` | the value rounds (half to even) to the digits written, and a value strictly between 0 and 1 is not written as `0.0…` or `1.0…` |
+//! | percentage | `17.0 per cent`, `17%`, `2.5 percent` | the value × 100 rounds to the digits written, never to 0 or 100 for a value strictly between 0 and 1; only a share or a fraction, never a count |
+//! | N of M | `27,215 of 159,728`, `six out of 923` | a share `{num, den}` with exactly that numerator and denominator |
+//! | range | `24 to 80` | a range `{min, max}`, each end by its own form |
 //! | list | `1, 4, 4, 8 and 10` | a list of equal length, element by element |
-//! | ratio words | `a third`, `two thirds`, `two in five`, `one in seven`, `half` | p/q is among the closest fractions to the value with denominator ≤ q |
+//! | one in N | `one in seven`, `1 in 250` | 1/value rounds to N at the precision N is written with, and is within 5 % of it |
+//! | ratio words | `a third`, `two thirds`, `half`, `two in five` | p/q is a closest fraction to the value among denominators ≤ q, and within 5 % of it |
 //! | truth | `true`, `false` | equal |
+//!
+//! A stated number has at most [`MAX_DIGITS`] digits; a longer one is refused, never
+//! truncated. The ratio rules are in [`super::ratio`]; README.md's "Stated forms" table
+//! gives values that pass and fail.
 
-use super::rational::{closest_fractions, group_with, Q};
+use num_bigint::BigInt;
+use num_traits::Signed;
+
+pub use super::ratio::{Fraction, RatioStyle};
+use super::ratio;
+use super::rational::{group_with, ten_to, Q};
 use super::words;
+
+/// The most digits a stated or computed decimal may have; a longer number is refused.
+pub const MAX_DIGITS: usize = 40;
 
 /// How an integer was written, so `--bless` can write a new one the same way.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +46,7 @@ pub enum NumStyle {
         /// "and" after hundreds (British style).
         and: bool,
     },
-    /// A decimal with this many digits after the point.
+    /// A decimal with this many digits after the point (at least one).
     Decimal(u32),
 }
 
@@ -46,15 +59,19 @@ pub struct Num {
     pub style: NumStyle,
 }
 
-/// How a ratio word was written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RatioStyle {
-    /// "a third", "a quarter", "half": unit fractions only.
-    Unit,
-    /// "two thirds", "three quarters".
-    Plural,
-    /// "two in five", "one in seven".
-    In,
+impl Num {
+    /// The digits after the point (0 for an integer or words).
+    pub fn decimals(&self) -> u32 {
+        match self.style {
+            NumStyle::Decimal(k) => k,
+            _ => 0,
+        }
+    }
+
+    /// True for an integer written as digits or words.
+    pub fn is_whole(&self) -> bool {
+        !matches!(self.style, NumStyle::Decimal(_))
+    }
 }
 
 /// A stated value, parsed.
@@ -64,14 +81,14 @@ pub enum Form {
     Number(Num),
     /// A percentage: the number written before the sign, and the sign as written.
     Percent(Num, String),
-    /// "N of M" (`joiner` is " of " or " out of ").
+    /// "N of M" (`joiner` is " of " or " out of "); both whole numbers.
     OfTotal(Num, Num, String),
     /// "A to B".
     Range(Num, Num),
     /// "1, 4, 4, 8 and 10".
     List(Vec<Num>),
-    /// "two in five": p, q, the style, and whether the first letter was a capital.
-    RatioWords(u64, u64, RatioStyle, bool),
+    /// "two in five", "a third", "one in seven".
+    RatioWords(Fraction),
     /// `true` or `false`.
     Truth(bool),
 }
@@ -79,8 +96,8 @@ pub enum Form {
 /// A computed value, as the checker sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Computed {
-    /// A number; for a [`Ratio`](crate::census::Ratio), also its numerator and denominator as returned.
-    Number(Q, Option<(i128, i128)>),
+    /// A number; for a share `{num, den}`, also its numerator and denominator as returned.
+    Number(Q, Option<(BigInt, BigInt)>),
     /// A `{min, max}` range.
     Range(Q, Q),
     /// A list.
@@ -91,30 +108,29 @@ pub enum Computed {
     Other(String),
 }
 
+fn json_int(v: &serde_json::Value) -> Option<BigInt> {
+    v.as_i64().map(BigInt::from).or_else(|| v.as_u64().map(BigInt::from))
+}
+
 impl Computed {
-    /// The checker's view of a JSON value.
+    /// The checker's view of a JSON value: an object of exactly `num` and `den` (integers,
+    /// `den` not zero) is a share, one of exactly `min` and `max` (numbers) a range.
     pub fn from_json(v: &serde_json::Value) -> Computed {
         use serde_json::Value as J;
         match v {
-            J::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    Computed::Number(Q::int(i as i128), None)
-                } else if let Some(u) = n.as_u64() {
-                    Computed::Number(Q::int(u as i128), None)
-                } else {
-                    match parse_decimal(&n.to_string()) {
-                        Some(q) => Computed::Number(q, None),
-                        None => Computed::Other(n.to_string()),
-                    }
-                }
-            }
+            J::Number(n) => match json_int(v) {
+                Some(i) => Computed::Number(Q::int(i), None),
+                None => match parse_decimal(&n.to_string()) {
+                    Some(q) => Computed::Number(q, None),
+                    None => Computed::Other(n.to_string()),
+                },
+            },
             J::Bool(b) => Computed::Bool(*b),
             J::Array(a) => Computed::List(a.iter().map(Computed::from_json).collect()),
             J::Object(m) => {
-                let int = |k: &str| m.get(k).and_then(|v| v.as_i64().map(|i| i as i128).or(v.as_u64().map(|u| u as i128)));
                 if m.len() == 2 {
-                    if let (Some(n), Some(d)) = (int("num"), int("den")) {
-                        if let Some(q) = Q::new(n, d) {
+                    if let (Some(n), Some(d)) = (m.get("num").and_then(json_int), m.get("den").and_then(json_int)) {
+                        if let Some(q) = Q::new(n.clone(), d.clone()) {
                             return Computed::Number(q, Some((n, d)));
                         }
                     }
@@ -135,7 +151,7 @@ impl Computed {
     pub fn display(&self) -> String {
         match self {
             Computed::Number(q, Some((n, d))) => {
-                format!("{} of {} ({:.4}, {:.2}%)", group_with(*n, ","), group_with(*d, ","), q.to_f64(), q.to_f64() * 100.0)
+                format!("{} of {} ({:.4}, {:.2}%)", group_with(n, ","), group_with(d, ","), q.to_f64(), q.to_f64() * 100.0)
             }
             Computed::Number(q, None) => q.to_string(),
             Computed::Range(a, b) => format!("{a} to {b}"),
@@ -144,104 +160,93 @@ impl Computed {
             Computed::Other(s) => s.clone(),
         }
     }
+
+    /// What kind of value this is, for a wrong-shape diagnostic.
+    fn kind(&self) -> String {
+        match self {
+            Computed::Number(_, Some(_)) => "a share {num, den}".into(),
+            Computed::Number(q, None) if q.is_integer() => "a count".into(),
+            Computed::Number(..) => "a single number".into(),
+            Computed::Range(..) => "a range {min, max}".into(),
+            Computed::List(l) => format!("a list of {}", l.len()),
+            Computed::Bool(_) => "true/false".into(),
+            Computed::Other(_) => "something that is not a number".into(),
+        }
+    }
 }
 
+/// `[-|−]digits[.digits]` exactly, at most [`MAX_DIGITS`] digits; no trailing dot.
 fn parse_decimal(t: &str) -> Option<Q> {
     let (neg, body) = match t.strip_prefix(['-', '−']) {
         Some(b) => (true, b),
         None => (false, t),
     };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty()
-        || !int.bytes().all(|b| b.is_ascii_digit())
-        || !frac.bytes().all(|b| b.is_ascii_digit())
-        || int.len() + frac.len() > 30
-    {
+    let (int, frac) = match body.split_once('.') {
+        Some((_, "")) => return None,
+        Some((i, f)) => (i, f),
+        None => (body, ""),
+    };
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let digits: i128 = format!("{int}{frac}").parse().ok()?;
-    let q = Q::new(digits, 10i128.checked_pow(frac.len() as u32)?)?;
-    Some(if neg { Q::new(-q.n, q.d)? } else { q })
+    if int.len() + frac.len() > MAX_DIGITS {
+        return None;
+    }
+    let digits: BigInt = format!("{int}{frac}").parse().ok()?;
+    let q = Q::new(digits, ten_to(frac.len() as u32))?;
+    Some(if neg { Q::int(0) - q } else { q })
 }
 
 const SEPARATORS: [&str; 4] = [",", "\u{2009}", "\u{202f}", "\u{a0}"];
 
+/// Digits in groups of three split by `sep`: "27,215" → 27215. `None` when the groups are
+/// malformed or there are more than [`MAX_DIGITS`] digits.
+fn parse_grouped(body: &str, sep: &str) -> Option<BigInt> {
+    let groups: Vec<&str> = body.split(sep).collect();
+    let ok = groups[0].len() <= 3
+        && !groups[0].is_empty()
+        && groups[1..].iter().all(|g| g.len() == 3)
+        && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_digit()));
+    let digits = groups.concat();
+    (ok && digits.len() <= MAX_DIGITS).then(|| digits.parse().ok()).flatten()
+}
+
 /// One number as written: digits with or without group separators, a decimal, or words.
+/// `None` for anything else, including a trailing dot ("2."), a leading zero ("084") and
+/// more than [`MAX_DIGITS`] digits.
 pub fn parse_num(text: &str) -> Option<Num> {
     let t = text.trim();
-    if t.is_empty() {
-        return None;
-    }
-    let (minus, body) = match t.chars().next() {
-        Some(c @ ('-' | '−')) => (c, &t[c.len_utf8()..]),
+    let (minus, body) = match t.chars().next()? {
+        c @ ('-' | '−') => (c, &t[c.len_utf8()..]),
         _ => ('-', t),
     };
     let negative = body.len() != t.len();
-    if body.starts_with(|c: char| c.is_ascii_digit()) {
-        // "084" or "0,084" is a slip (or another base), not a way to write 84.
-        if body.starts_with('0') && body.len() > 1 && !body[1..].starts_with('.') {
+    let signed = |v: BigInt| if negative { -v } else { v };
+    if !body.starts_with(|c: char| c.is_ascii_digit()) {
+        if negative {
             return None;
         }
-        if body.contains('.') {
-            let digits = body.split_once('.').map(|(_, f)| f.len()).unwrap_or(0) as u32;
-            let value = parse_decimal(t)?;
-            return Some(Num { value, style: NumStyle::Decimal(digits) });
-        }
-        for sep in SEPARATORS {
-            if body.contains(sep) {
-                let groups: Vec<&str> = body.split(sep).collect();
-                let ok = groups[0].len() <= 3
-                    && !groups[0].is_empty()
-                    && groups[1..].iter().all(|g| g.len() == 3)
-                    && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_digit()));
-                if !ok {
-                    return None;
-                }
-                let v: i128 = groups.concat().parse().ok()?;
-                return Some(Num {
-                    value: Q::int(if negative { -v } else { v }),
-                    style: NumStyle::Digits { sep: Some(sep.into()), minus },
-                });
-            }
-        }
-        if !body.bytes().all(|b| b.is_ascii_digit()) || body.len() > 30 {
-            return None;
-        }
-        let v: i128 = body.parse().ok()?;
-        return Some(Num { value: Q::int(if negative { -v } else { v }), style: NumStyle::Digits { sep: None, minus } });
+        let v = words::parse(t)?;
+        let style = NumStyle::Words { capital: t.starts_with(|c: char| c.is_uppercase()), and: t.contains(" and ") };
+        return Some(Num { value: Q::int(v), style });
     }
-    if negative {
+    // "084" or "0,084" is a slip (or another base), not a way to write 84.
+    if body.starts_with('0') && body.len() > 1 && !body[1..].starts_with('.') {
         return None;
     }
-    let v = words::parse(t)?;
-    Some(Num {
-        value: Q::int(v as i128),
-        style: NumStyle::Words { capital: t.starts_with(|c: char| c.is_uppercase()), and: t.contains(" and ") },
-    })
-}
-
-fn parse_ratio_words(t: &str) -> Option<Form> {
-    let capital = t.starts_with(|c: char| c.is_uppercase());
-    let lower = t.to_lowercase();
-    let parts: Vec<&str> = lower.split_whitespace().collect();
-    let count = |w: &str| parse_num(w).and_then(|n| if n.value.is_integer() && n.value.n >= 0 { Some(n.value.n as u64) } else { None });
-    match parts.as_slice() {
-        ["half"] | ["a", "half"] | ["one", "half"] => Some(Form::RatioWords(1, 2, RatioStyle::Unit, capital)),
-        ["a" | "an" | "one", ord] => {
-            let q = words::parse_ordinal(ord)?;
-            Some(Form::RatioWords(1, q, RatioStyle::Unit, capital))
-        }
-        [p, ord] => {
-            let q = words::parse_ordinal(ord)?;
-            let p = words::parse(p)?;
-            Some(Form::RatioWords(p, q, RatioStyle::Plural, capital))
-        }
-        [p, "in", q] => {
-            let (p, q) = (count(p)?, count(q)?);
-            (q > 0).then_some(Form::RatioWords(p, q, RatioStyle::In, capital))
-        }
-        _ => None,
+    if let Some((_, frac)) = body.split_once('.') {
+        let value = parse_decimal(t)?;
+        return Some(Num { value, style: NumStyle::Decimal(frac.len() as u32) });
     }
+    if let Some(sep) = SEPARATORS.into_iter().find(|s| body.contains(s)) {
+        let v = parse_grouped(body, sep)?;
+        return Some(Num { value: Q::int(signed(v)), style: NumStyle::Digits { sep: Some(sep.into()), minus } });
+    }
+    if !body.bytes().all(|b| b.is_ascii_digit()) || body.len() > MAX_DIGITS {
+        return None;
+    }
+    let v: BigInt = body.parse().ok()?;
+    Some(Num { value: Q::int(signed(v)), style: NumStyle::Digits { sep: None, minus } })
 }
 
 fn parse_list(t: &str) -> Option<Vec<Num>> {
@@ -257,6 +262,17 @@ fn parse_list(t: &str) -> Option<Vec<Num>> {
         items.push(parse_num(l)?);
     }
     Some(items)
+}
+
+fn parse_percent(t: &str) -> Option<Form> {
+    for suffix in ["%", " %", " per cent", " percent"] {
+        if let Some(n) = t.strip_suffix(suffix).and_then(parse_num) {
+            if !matches!(n.style, NumStyle::Words { .. }) {
+                return Some(Form::Percent(n, suffix.to_string()));
+            }
+        }
+    }
+    None
 }
 
 /// Parse `text` as a stated value. `want_list`: the path gives a list, so "1, 4 and 10"
@@ -276,22 +292,18 @@ pub fn parse_stated(text: &str, want_list: bool) -> Option<Form> {
     if let Some(n) = parse_num(t) {
         return Some(Form::Number(n));
     }
-    if let Some(f) = parse_ratio_words(t) {
-        return Some(f);
+    if let Some(f) = ratio::parse(t) {
+        return Some(Form::RatioWords(f));
     }
-    for suffix in ["%", " %", " per cent", " percent"] {
-        if let Some(body) = t.strip_suffix(suffix) {
-            if let Some(n) = parse_num(body) {
-                if !matches!(n.style, NumStyle::Words { .. }) {
-                    return Some(Form::Percent(n, suffix.to_string()));
-                }
-            }
-        }
+    if let Some(p) = parse_percent(t) {
+        return Some(p);
     }
     for joiner in [" out of ", " of "] {
         if let Some((a, b)) = t.split_once(joiner) {
             if let (Some(a), Some(b)) = (parse_num(a), parse_num(b)) {
-                return Some(Form::OfTotal(a, b, joiner.to_string()));
+                if a.is_whole() && b.is_whole() {
+                    return Some(Form::OfTotal(a, b, joiner.to_string()));
+                }
             }
         }
     }
@@ -303,11 +315,25 @@ pub fn parse_stated(text: &str, want_list: bool) -> Option<Form> {
     parse_list(t).filter(|l| l.len() >= 2).map(Form::List)
 }
 
-fn num_matches(n: &Num, v: Q) -> bool {
+/// True when `v` lies strictly between 0 and 1 but the stated value, on a scale where
+/// `whole` is all of it (1 for a decimal, 100 for a percentage), is 0 or all: "100 per
+/// cent" for 920 of 923 is wrong however well it rounds.
+pub fn is_false_extreme(stated: &Q, v: &Q, whole: u32) -> bool {
+    let inside = v > &Q::int(0) && v < &Q::int(1);
+    inside && (stated.is_zero() || *stated == Q::int(whole))
+}
+
+fn num_matches(n: &Num, v: &Q) -> bool {
     match n.style {
-        NumStyle::Decimal(k) => v.round_scaled(k).zip(n.value.round_scaled(k)).is_some_and(|(a, b)| a == b),
-        _ => n.value == v,
+        NumStyle::Decimal(k) => v.round_scaled(k) == n.value.round_scaled(k) && !is_false_extreme(&n.value, v, 1),
+        _ => n.value == *v,
     }
+}
+
+fn percent_matches(n: &Num, v: &Q) -> bool {
+    let scaled = v * &Q::int(100);
+    let k = n.decimals();
+    scaled.round_scaled(k) == n.value.round_scaled(k) && !is_false_extreme(&n.value, v, 100)
 }
 
 /// Why a stated value does not agree with the computed one.
@@ -321,46 +347,42 @@ pub enum Verdict {
     WrongShape(String),
 }
 
-/// Check a parsed stated value against a computed one.
+fn verdict(b: bool) -> Verdict {
+    if b {
+        Verdict::Pass
+    } else {
+        Verdict::Disagrees
+    }
+}
+
+/// Check a parsed stated value against a computed one. Each form passes only against the
+/// shape it describes: "N of M" a share, "A to B" a range, a list a list.
 pub fn check(form: &Form, c: &Computed) -> Verdict {
-    let ok = |b: bool| if b { Verdict::Pass } else { Verdict::Disagrees };
     match (form, c) {
-        (Form::Number(n), Computed::Number(v, _)) => ok(num_matches(n, *v)),
+        (Form::Number(n), Computed::Number(v, _)) => verdict(num_matches(n, v)),
         // A count is no share: "8400%" of 84 positions, or "a third" of one, is a slip.
         (Form::Percent(..) | Form::RatioWords(..), Computed::Number(v, None)) if v.is_integer() => Verdict::WrongShape(
             "a percentage or a share in words needs a share (a Ratio); this path gives a count: state the count, or claim the share".into(),
         ),
-        (Form::Percent(n, _), Computed::Number(v, _)) => {
-            // A percentage is always read at the precision written: "17%" is 17 ± 0.5.
-            let scaled = Q::new(v.n * 100, v.d).unwrap_or(*v);
-            let k = if let NumStyle::Decimal(k) = n.style { k } else { 0 };
-            ok(scaled.round_scaled(k).zip(n.value.round_scaled(k)).is_some_and(|(a, b)| a == b))
+        (Form::Percent(n, _), Computed::Number(v, _)) => verdict(percent_matches(n, v)),
+        (Form::OfTotal(a, b, _), Computed::Number(_, Some((num, den)))) => {
+            verdict(a.value == Q::int(num.clone()) && b.value == Q::int(den.clone()))
         }
-        (Form::OfTotal(a, b, _), Computed::Number(_, Some((num, den)))) => ok(a.value == Q::int(*num) && b.value == Q::int(*den)),
-        (Form::OfTotal(a, b, _), Computed::List(l)) if l.len() == 2 => match (&l[0], &l[1]) {
-            (Computed::Number(x, _), Computed::Number(y, _)) => ok(a.value == *x && b.value == *y),
-            _ => Verdict::WrongShape("a two-element list of numbers".into()),
-        },
-        (Form::Range(a, b), Computed::Range(x, y)) => ok(num_matches(a, *x) && num_matches(b, *y)),
-        (Form::Range(a, b), Computed::List(l)) if l.len() == 2 => match (&l[0], &l[1]) {
-            (Computed::Number(x, _), Computed::Number(y, _)) => ok(num_matches(a, *x) && num_matches(b, *y)),
-            _ => Verdict::WrongShape("a two-element list of numbers".into()),
-        },
+        (Form::OfTotal(..), _) => Verdict::WrongShape(format!(
+            "\"N of M\" states a share {{num, den}}; this path gives {}: state it in its own form",
+            c.kind()
+        )),
+        (Form::Range(a, b), Computed::Range(x, y)) => verdict(num_matches(a, x) && num_matches(b, y)),
+        (Form::Range(..), _) => Verdict::WrongShape(format!(
+            "\"A to B\" states a range {{min, max}}; this path gives {}: state it in its own form, or index an element with [i]",
+            c.kind()
+        )),
         (Form::List(items), Computed::List(l)) => {
-            if items.len() != l.len() {
-                return Verdict::Disagrees;
-            }
-            let all = items.iter().zip(l).all(|(n, c)| matches!(c, Computed::Number(v, _) if num_matches(n, *v)));
-            ok(all)
+            let all = items.len() == l.len() && items.iter().zip(l).all(|(n, c)| matches!(c, Computed::Number(v, _) if num_matches(n, v)));
+            verdict(all)
         }
-        (Form::RatioWords(p, q, ..), Computed::Number(v, _)) => {
-            let stated = Q::new(*p as i128, *q as i128).unwrap_or(Q::int(0));
-            ok(closest_fractions(*v, *q as i128).contains(&stated))
-        }
-        (Form::Truth(t), Computed::Bool(b)) => ok(t == b),
-        (Form::OfTotal(..), Computed::Number(_, None)) => {
-            Verdict::WrongShape("\"N of M\" needs a share (a Ratio) or a two-element list; this path gives a single number".into())
-        }
+        (Form::RatioWords(f), Computed::Number(v, _)) => verdict(ratio::passes(f, v)),
+        (Form::Truth(t), Computed::Bool(b)) => verdict(t == b),
         (Form::List(_), _) => Verdict::WrongShape("a list was stated but the path gives a single value".into()),
         (_, Computed::List(_)) => {
             Verdict::WrongShape("the path gives a list; state its elements, e.g. `1, 4 and 10`, or index one with [i]".into())
@@ -371,11 +393,11 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
         }
         (Form::Truth(_), _) => Verdict::WrongShape("true/false was stated but the path gives a number".into()),
         (_, Computed::Bool(_)) => Verdict::WrongShape("the path gives true/false; state `true` or `false`, or use {{ assert … }}".into()),
-        _ => Verdict::WrongShape("this form does not fit the computed value".into()),
     }
 }
 
-fn capitalise(s: String, capital: bool) -> String {
+/// `s` with its first letter in upper case when `capital`.
+pub fn capitalise(s: String, capital: bool) -> String {
     if !capital {
         return s;
     }
@@ -388,68 +410,75 @@ fn capitalise(s: String, capital: bool) -> String {
 
 /// Write `v` in the style of `n`. Errors when the style cannot hold it (a fraction in
 /// integer or word form, a number over a billion in words).
-pub fn write_num(n: &Num, v: Q) -> Result<String, String> {
+pub fn write_num(n: &Num, v: &Q) -> Result<String, String> {
     match &n.style {
         NumStyle::Digits { sep, minus } => {
             if !v.is_integer() {
                 return Err(format!("the computed value {v} is not a whole number"));
             }
-            let s = match sep {
-                Some(sep) => group_with(v.n, sep),
-                None => v.n.abs().to_string(),
-            };
-            let s = s.trim_start_matches('−').to_string();
-            Ok(if v.n < 0 { format!("{minus}{s}") } else { s })
+            let s = group_with(&v.numer().abs(), sep.as_deref().unwrap_or(""));
+            Ok(if v.is_negative() { format!("{minus}{s}") } else { s })
         }
         NumStyle::Words { capital, and } => {
-            if !v.is_integer() || v.n < 0 {
-                return Err(format!("{v} cannot be written in words"));
-            }
-            let w = words::format(v.n as u64, *and).ok_or_else(|| format!("{v} is too large to write in words"))?;
+            let w = if v.is_integer() { u64::try_from(v.numer()).ok() } else { None };
+            let w = w.ok_or_else(|| format!("{v} cannot be written in words"))?;
+            let w = words::format(w, *and).ok_or_else(|| format!("{v} is too large to write in words"))?;
             Ok(capitalise(w, *capital))
         }
-        NumStyle::Decimal(k) => {
-            let r = v.round_scaled(*k).ok_or("the value is too large")?;
-            let neg = r < 0;
-            let digits = format!("{:0>width$}", r.abs(), width = *k as usize + 1);
-            let (int, frac) = digits.split_at(digits.len() - *k as usize);
-            let body = if *k == 0 { int.to_string() } else { format!("{int}.{frac}") };
-            Ok(if neg { format!("-{body}") } else { body })
-        }
+        NumStyle::Decimal(k) => Ok(write_decimal(v, *k)),
+    }
+}
+
+/// `v` at `k` decimal places, rounded half to even ("-0.50" for −1/2 at 2).
+fn write_decimal(v: &Q, k: u32) -> String {
+    let r = v.round_scaled(k);
+    let digits = format!("{:0>width$}", r.magnitude(), width = k as usize + 1);
+    let (int, frac) = digits.split_at(digits.len() - k as usize);
+    let body = if k == 0 { int.to_string() } else { format!("{int}.{frac}") };
+    if r.is_negative() {
+        format!("-{body}")
+    } else {
+        body
+    }
+}
+
+/// The fewest decimal places from `k` up at which `v` (a share, shown on a scale where
+/// `whole` is all of it) no longer rounds to 0 or to all of it; `k` itself when `v` is not
+/// strictly between 0 and 1.
+pub fn places_avoiding_extremes(v: &Q, k: u32, whole: u32) -> u32 {
+    let scaled = v * &Q::int(whole);
+    let rounds_off = |k: u32| Q::new(scaled.round_scaled(k), ten_to(k)).is_some_and(|r| !is_false_extreme(&r, v, whole));
+    // A share of two u64 counts lies at least 1/2⁶⁴ from 0 and 1: seen within 22 places.
+    (k..k + 64).find(|&k| rounds_off(k)).unwrap_or(k)
+}
+
+fn bless_decimal(n: &Num, v: &Q, whole: u32) -> Result<String, String> {
+    let k = places_avoiding_extremes(v, n.decimals(), whole);
+    match n.style {
+        NumStyle::Decimal(_) => Ok(write_decimal(&(v * &Q::int(whole)), k)),
+        _ if whole == 100 => Ok(write_decimal(&(v * &Q::int(whole)), k)),
+        _ => write_num(n, v),
     }
 }
 
 /// The stated text rewritten to agree with `c`, keeping its form (a word stays a word,
-/// separators and precision stay). Errors with a reason when the form cannot hold the
-/// value (for instance "a third" when the closest fraction is 2/5).
+/// separators and precision stay; a decimal or percentage gains the fewest places that
+/// keep a share off 0 and 100 %). Errors with a reason when the form cannot hold the
+/// value (for instance "a third" when the share is 3/5).
 pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
     match (form, c) {
-        (Form::Number(n), Computed::Number(v, _)) => write_num(n, *v),
-        (Form::Percent(n, suffix), Computed::Number(v, _)) => {
-            let scaled = Q::new(v.n * 100, v.d).ok_or("bad value")?;
-            let as_decimal = match n.style {
-                NumStyle::Digits { .. } => Num { value: n.value, style: NumStyle::Decimal(0) },
-                _ => n.clone(),
-            };
-            Ok(format!("{}{suffix}", write_num(&as_decimal, scaled)?))
-        }
+        (Form::Number(n), Computed::Number(v, _)) => bless_decimal(n, v, 1),
+        (Form::Percent(n, suffix), Computed::Number(v, _)) => Ok(format!("{}{suffix}", bless_decimal(n, v, 100)?)),
         (Form::OfTotal(a, b, j), Computed::Number(_, Some((num, den)))) => {
-            Ok(format!("{}{j}{}", write_num(a, Q::int(*num))?, write_num(b, Q::int(*den))?))
+            Ok(format!("{}{j}{}", write_num(a, &Q::int(num.clone()))?, write_num(b, &Q::int(den.clone()))?))
         }
-        (Form::Range(a, b), Computed::Range(x, y)) => Ok(format!("{} to {}", write_num(a, *x)?, write_num(b, *y)?)),
-        (Form::Range(a, b), Computed::List(l)) | (Form::OfTotal(a, b, _), Computed::List(l)) if l.len() == 2 => match (&l[0], &l[1]) {
-            (Computed::Number(x, _), Computed::Number(y, _)) => {
-                let joiner = if let Form::OfTotal(_, _, j) = form { j.clone() } else { " to ".into() };
-                Ok(format!("{}{joiner}{}", write_num(a, *x)?, write_num(b, *y)?))
-            }
-            _ => Err("the list does not hold two numbers".into()),
-        },
+        (Form::Range(a, b), Computed::Range(x, y)) => Ok(format!("{} to {}", write_num(a, x)?, write_num(b, y)?)),
         (Form::List(items), Computed::List(l)) => {
             let template = items.first().ok_or("an empty list")?;
             let mut parts = Vec::new();
             for (i, c) in l.iter().enumerate() {
                 let Computed::Number(v, _) = c else { return Err("the list holds something other than numbers".into()) };
-                parts.push(write_num(items.get(i).unwrap_or(template), *v)?);
+                parts.push(write_num(items.get(i).unwrap_or(template), v)?);
             }
             Ok(match parts.len() {
                 0 => return Err("the computed list is empty".into()),
@@ -457,33 +486,7 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
                 k => format!("{} and {}", parts[..k - 1].join(", "), parts[k - 1]),
             })
         }
-        (Form::RatioWords(_, q, style, capital), Computed::Number(v, _)) => {
-            let best = closest_fractions(*v, *q as i128);
-            let pick = best.iter().find(|f| f.n > 0).copied().ok_or("the closest fraction is zero, which ratio words cannot state")?;
-            let (p, d) = (pick.n as u64, pick.d as u64);
-            let text = match style {
-                RatioStyle::Unit => {
-                    if p != 1 {
-                        return Err(format!("the closest fraction is {p}/{d}, which \"a …\" cannot state; rewrite the sentence"));
-                    }
-                    if d == 2 {
-                        "half".to_string()
-                    } else {
-                        let (s, _) = words::ordinal(d).ok_or(format!("no ordinal word for {d}"))?;
-                        format!("a {s}")
-                    }
-                }
-                RatioStyle::Plural => {
-                    let (s, pl) = words::ordinal(d).ok_or(format!("no ordinal word for {d}"))?;
-                    let pw = words::format(p, true).ok_or("too large")?;
-                    format!("{pw} {}", if p == 1 { s } else { pl })
-                }
-                RatioStyle::In => {
-                    format!("{} in {}", words::format(p, true).ok_or("too large")?, words::format(d, true).ok_or("too large")?)
-                }
-            };
-            Ok(capitalise(text, *capital))
-        }
+        (Form::RatioWords(f), Computed::Number(v, _)) => ratio::bless(f, v),
         (Form::Truth(_), Computed::Bool(b)) => Ok(b.to_string()),
         _ => Err("the stated form does not fit the computed value".into()),
     }
@@ -498,6 +501,10 @@ mod tests {
         let c = Computed::from_json(&v);
         let f = parse_stated(stated, matches!(c, Computed::List(_))).unwrap_or_else(|| panic!("unparsed {stated}"));
         check(&f, &c) == Verdict::Pass
+    }
+
+    fn share(n: u64, d: u64) -> serde_json::Value {
+        json!({"num": n, "den": d})
     }
 
     #[test]
@@ -515,6 +522,7 @@ mod tests {
         assert!(pass("0", json!(0)));
         assert!(pass("−3", json!(-3)));
         assert!(pass("-3", json!(-3)));
+        assert!(!pass("1", share(2, 3)), "an integer against a non-integer share");
         assert!(parse_num("1,0001").is_none());
         assert!(parse_num("12,34").is_none());
     }
@@ -527,12 +535,13 @@ mod tests {
         assert!(pass("1, 4, 4, 8 and 10", json!([1, 4, 4, 8, 10])));
         assert!(pass("1, 4, 4, 8, and 10", json!([1, 4, 4, 8, 10])));
         assert!(!pass("1, 4 and 10", json!([1, 4, 4, 8, 10])));
+        assert!(!pass("4, 1, 4, 8 and 10", json!([1, 4, 4, 8, 10])), "another order");
         assert!(pass("7", json!([7])));
     }
 
     #[test]
     fn decimals_and_percentages_at_the_precision_written() {
-        let r = json!({"num": 27215, "den": 159728});
+        let r = share(27215, 159728);
         assert!(pass("17.0 per cent", r.clone()));
         assert!(pass("17%", r.clone()));
         assert!(pass("17.04%", r.clone()));
@@ -541,41 +550,91 @@ mod tests {
         assert!(pass("27,215 of 159,728", r.clone()));
         assert!(!pass("27,215 of 159,729", r.clone()));
         // Boundary: 1/8 = 0.125 rounds half to even to 0.12, so 0.13 fails.
-        assert!(pass("0.12", json!({"num": 1, "den": 8})));
-        assert!(!pass("0.13", json!({"num": 1, "den": 8})));
-        assert!(pass("12.5%", json!({"num": 1, "den": 8})));
-        assert!(pass("12%", json!({"num": 1, "den": 8})));
-        assert!(pass("0.67", json!({"num": 2, "den": 3})));
+        assert!(pass("0.12", share(1, 8)));
+        assert!(!pass("0.13", share(1, 8)));
+        assert!(pass("12.5%", share(1, 8)));
+        assert!(pass("12%", share(1, 8)));
+        assert!(pass("0.67", share(2, 3)));
         assert!(pass("3.5", json!(3.5)));
-        assert!(pass("150%", json!({"num": 3, "den": 2})));
+        assert!(pass("150%", share(3, 2)));
         assert!(pass("50%", json!(0.5)));
     }
 
     #[test]
-    fn ratio_words_by_the_closest_fraction() {
-        assert!(pass("a third", json!({"num": 29, "den": 100})));
-        assert!(pass("A third", json!({"num": 1, "den": 3})));
-        assert!(pass("two in five", json!({"num": 2, "den": 5})));
-        assert!(pass("one in seven", json!({"num": 14, "den": 100})));
-        assert!(!pass("one in seven", json!({"num": 1, "den": 6})));
-        assert!(pass("two thirds", json!({"num": 66, "den": 100})));
-        assert!(pass("half", json!({"num": 1, "den": 2})));
-        assert!(!pass("a quarter", json!({"num": 1, "den": 3})));
+    fn a_share_strictly_inside_never_passes_as_none_or_all() {
+        assert!(!pass("100 per cent", share(920, 923)));
+        assert!(!pass("100.0%", share(9995, 10000)));
+        assert!(!pass("0.0", share(3, 923)));
+        assert!(!pass("0%", share(3, 923)));
+        assert!(!pass("1.00", share(9999, 10000)));
+        assert!(pass("99.7 per cent", share(920, 923)));
+        assert!(pass("0.3%", share(3, 923)));
+        assert!(pass("100 per cent", share(364, 364)));
+        assert!(pass("0 per cent", share(0, 18563)));
+        assert!(pass("1.0", share(7, 7)));
     }
 
     #[test]
-    fn ranges() {
-        assert!(pass("24 to 80", json!({"min": 24, "max": 80})));
-        assert!(pass("24 to 80", json!([24, 80])));
-        assert!(!pass("24 to 81", json!({"min": 24, "max": 80})));
+    fn a_trailing_dot_and_a_number_too_long_are_refused() {
+        for t in ["0.", "2.", "17.%", "1,000."] {
+            assert!(parse_num(t).is_none() && parse_stated(t, false).is_none(), "{t}");
+        }
+        let long = "1".repeat(MAX_DIGITS + 1);
+        assert!(parse_num(&long).is_none());
+        assert!(parse_stated(&format!("1 in {long}"), false).is_none());
+        assert!(parse_num(&"1".repeat(MAX_DIGITS)).is_some());
+        // 2⁶⁴ + 2 is read exactly, never as 2.
+        let f = parse_stated("1 in 18446744073709551618", false).unwrap();
+        assert_eq!(check(&f, &Computed::from_json(&share(1, 2))), Verdict::Disagrees);
     }
 
     #[test]
-    fn wrong_shapes_are_reported_not_failed() {
+    fn ratio_words_need_a_closest_fraction_within_five_per_cent() {
+        assert!(pass("A third", share(1, 3)));
+        assert!(pass("a third", share(584, 1836)));
+        assert!(!pass("a third", share(29, 100)));
+        assert!(!pass("a third", share(17, 100)));
+        assert!(!pass("a third", share(41, 100)));
+        assert!(pass("two in five", share(2, 5)));
+        assert!(!pass("two in five", share(199, 469)));
+        assert!(pass("two thirds", share(66, 100)));
+        assert!(!pass("two thirds", share(77, 100)));
+        assert!(pass("half", share(1, 2)));
+        assert!(!pass("a quarter", share(1, 3)));
+        assert!(!pass("three tenths", share(2, 7)), "2/7 is closer");
+        assert!(!pass("two halves", share(99, 100)), "an extreme");
+    }
+
+    #[test]
+    fn one_in_n_reads_the_reciprocal_at_the_precision_of_n() {
+        assert!(pass("one in seven", share(14, 100)));
+        assert!(pass("one in seven", share(10395, 72090)));
+        assert!(!pass("one in seven", share(1, 6)));
+        assert!(pass("one in twelve", share(367, 4355)));
+        assert!(!pass("one in twelve", share(42, 1000)));
+        assert!(!pass("one in twelve", share(6, 100)));
+        assert!(pass("1 in 250", share(1, 252)));
+        assert!(!pass("1 in 250", share(1, 256)));
+        assert!(pass("one in a hundred", share(1, 104)));
+        assert!(!pass("one in two", share(3, 5)));
+        assert!(!pass("one in one", share(920, 923)));
+        assert!(pass("one in 999,999,999,999,999,999", share(1, 999_999_999_999_999_999)));
+        assert!(!pass("one in 999,999,999,999,999,999", share(1, 3)));
+    }
+
+    #[test]
+    fn forms_match_shapes_not_accidents() {
         let c = Computed::from_json(&json!({"a": 1}));
         assert!(matches!(check(&parse_stated("3", false).unwrap(), &c), Verdict::WrongShape(_)));
         let c = Computed::from_json(&json!(3));
         assert!(matches!(check(&parse_stated("3 of 4", false).unwrap(), &c), Verdict::WrongShape(_)));
+        // A two-element list is neither a share nor a range.
+        for stated in ["1 of 2", "1 to 2"] {
+            let c = Computed::from_json(&json!([1, 2]));
+            assert!(matches!(check(&parse_stated(stated, false).unwrap(), &c), Verdict::WrongShape(_)), "{stated}");
+        }
+        assert!(matches!(check(&parse_stated("1 to 2", false).unwrap(), &Computed::from_json(&share(1, 2))), Verdict::WrongShape(_)));
+        assert!(matches!(check(&parse_stated("1 of 2", false).unwrap(), &Computed::from_json(&json!({"min": 1, "max": 2}))), Verdict::WrongShape(_)));
         assert!(parse_stated("lots", false).is_none());
         // A percentage or ratio words against a count (8400% would be 84).
         for stated in ["8400%", "8400 per cent", "a third", "one in one"] {
@@ -587,6 +646,14 @@ mod tests {
             assert!(parse_num(stated).is_none(), "{stated}");
         }
         assert!(parse_num("0.5").is_some() && parse_num("0").is_some() && parse_num("-0.25").is_some());
+    }
+
+    #[test]
+    fn ranges() {
+        let r = json!({"min": 24, "max": 80});
+        assert!(pass("24 to 80", r.clone()));
+        assert!(!pass("24 to 81", r.clone()));
+        assert!(!pass("80 to 24", r), "reversed");
     }
 
     fn blessed(stated: &str, v: serde_json::Value) -> Result<String, String> {
@@ -605,14 +672,33 @@ mod tests {
         assert_eq!(blessed("1000", json!(1001)).unwrap(), "1001");
         assert_eq!(blessed("Fifty-five", json!(56)).unwrap(), "Fifty-six");
         assert_eq!(blessed("six hundred and sixty", json!(661)).unwrap(), "six hundred and sixty-one");
-        assert_eq!(blessed("17.1 per cent", json!({"num": 27215, "den": 159728})).unwrap(), "17.0 per cent");
-        assert_eq!(blessed("0.130", json!({"num": 1, "den": 8})).unwrap(), "0.125");
-        assert_eq!(blessed("6 of 923", json!({"num": 4, "den": 923})).unwrap(), "4 of 923");
+        assert_eq!(blessed("17.1 per cent", share(27215, 159728)).unwrap(), "17.0 per cent");
+        assert_eq!(blessed("0.130", share(1, 8)).unwrap(), "0.125");
+        assert_eq!(blessed("6 of 923", share(4, 923)).unwrap(), "4 of 923");
         assert_eq!(blessed("1, 2 and 3", json!([1, 2, 4, 8])).unwrap(), "1, 2, 4 and 8");
         assert_eq!(blessed("24 to 79", json!({"min": 24, "max": 80})).unwrap(), "24 to 80");
-        assert_eq!(blessed("one in seven", json!({"num": 1, "den": 6})).unwrap(), "one in six");
-        assert_eq!(blessed("two thirds", json!({"num": 3, "den": 4})).unwrap(), "two thirds");
-        assert!(blessed("a third", json!({"num": 3, "den": 5})).is_err());
         assert_eq!(blessed("−3", json!(-4)).unwrap(), "−4");
+    }
+
+    #[test]
+    fn bless_adds_the_fewest_places_that_keep_a_share_off_the_extremes() {
+        assert_eq!(blessed("99 per cent", share(920, 923)).unwrap(), "99.7 per cent");
+        assert_eq!(blessed("99.9%", share(9991, 10000)).unwrap(), "99.9%");
+        assert_eq!(blessed("99.8%", share(99951, 100000)).unwrap(), "99.95%");
+        assert_eq!(blessed("0.1", share(3, 923)).unwrap(), "0.003");
+        assert_eq!(blessed("5%", share(3, 923)).unwrap(), "0.3%");
+        assert_eq!(blessed("99%", share(7, 7)).unwrap(), "100%");
+    }
+
+    #[test]
+    fn bless_picks_a_ratio_the_rule_accepts() {
+        assert_eq!(blessed("one in seven", share(1, 6)).unwrap(), "one in six");
+        assert_eq!(blessed("One in twelve", share(42, 1000)).unwrap(), "One in twenty-four");
+        assert_eq!(blessed("1 in 250", share(1, 1000)).unwrap(), "1 in 1000");
+        assert_eq!(blessed("two thirds", share(3, 4)).unwrap(), "three quarters");
+        assert_eq!(blessed("two in five", share(199, 469)).unwrap(), "three in seven");
+        assert_eq!(blessed("a third", share(1, 4)).unwrap(), "a quarter");
+        assert!(blessed("a third", share(3, 5)).is_err());
+        assert!(blessed("one in two", share(920, 923)).is_err());
     }
 }

@@ -2,6 +2,7 @@
 //! compare exactly, and turn every disagreement into a diagnostic.
 
 pub mod forms;
+pub mod ratio;
 pub mod rational;
 pub mod resolve;
 pub mod words;
@@ -122,8 +123,11 @@ fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) ->
             let b = bound.get(&p.id).ok_or_else(|| unknown_id(essay, p, span.clone()))?;
             let v = resolve(b, p).map_err(|e| value_diag(essay, p, span.clone(), &e, b))?;
             match Computed::from_json(&v) {
-                Computed::Number(q, _) => Ok((q, q.to_string())),
-                Computed::Bool(x) => Ok((Q::int(x as i128), x.to_string())),
+                Computed::Number(q, _) => {
+                    let shown = q.to_string();
+                    Ok((q, shown))
+                }
+                Computed::Bool(x) => Ok((Q::int(x as u8), x.to_string())),
                 c => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{p}` is not a number: it is {}", short(c.display())))
                     .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
             }
@@ -166,7 +170,7 @@ fn check_path(
         r.kind = "interpolate";
         r.status = Status::Interpolated;
         r.html_text = match &c {
-            Computed::Number(q, _) if q.is_integer() => rational::group(q.n),
+            Computed::Number(q, _) if q.is_integer() => rational::group(q.numer()),
             _ => c.display(),
         };
         return;
@@ -175,14 +179,7 @@ fn check_path(
     r.stated_span = Some(stated_span.clone());
     let want_list = matches!(c, Computed::List(_));
     let Some(form) = forms::parse_stated(stated, want_list) else {
-        diags.push(
-            Diagnostic::error(&essay.file, stated_span.clone(), format!("cannot read `{stated}` as a number"))
-                .with_label("unreadable stated value")
-                .with_hint(format!(
-                    "the census gives {}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)",
-                    shown
-                )),
-        );
+        diags.push(unreadable(essay, stated, stated_span, &shown));
         return;
     };
     match forms::check(&form, &c) {
@@ -214,6 +211,24 @@ fn check_path(
             );
         }
     }
+}
+
+/// The diagnostic for a stated text no form reads; `shown` is the computed value.
+fn unreadable(essay: &Essay, stated: &str, span: &Range<usize>, shown: &str) -> Diagnostic {
+    let longest_run = stated.split(|c: char| !c.is_ascii_digit()).map(str::len).max().unwrap_or(0);
+    let digits = stated.chars().filter(char::is_ascii_digit).count();
+    let label = if longest_run > forms::MAX_DIGITS || (digits > forms::MAX_DIGITS && !stated.contains(' ')) {
+        format!("a number of more than {} digits is refused, never cut short", forms::MAX_DIGITS)
+    } else if stated.trim_end().ends_with('.') && stated.trim_end().trim_end_matches('.').ends_with(|c: char| c.is_ascii_digit()) {
+        "a trailing point states no precision: write `2` or `2.0`".to_string()
+    } else {
+        "unreadable stated value".to_string()
+    };
+    Diagnostic::error(&essay.file, span.clone(), format!("cannot read `{stated}` as a number"))
+        .with_label(label)
+        .with_hint(format!(
+            "the census gives {shown}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)"
+        ))
 }
 
 /// `s` cut to about 160 characters for a diagnostic (a census map or a long list would
