@@ -523,7 +523,7 @@ pub struct CertificateView {
     pub repeat: u64,
     /// L = lcm(2^k, proved periods of the slices below), 2^k the least power of two above a.
     pub modulus: u64,
-    /// b₀ = max(a, proved starts of the slices below), at most b₁.
+    /// b₀ = max(a, 1, proved starts of the slices below), at most b₁.
     pub settled_below: u64,
 }
 

@@ -357,7 +357,7 @@ pub struct Slices {
 
 /// Middle heaps per block in [`Slices`] (more than [`SLICES_MAX`], so block 0 holds every
 /// entry b < a that a slice's start needs).
-pub const SLICE_BLOCK: usize = 1 << 12;
+pub const SLICE_BLOCK: usize = 1 << 15;
 
 /// One slice's running state: its set R of used partners and the least value missing
 /// from R.
@@ -603,7 +603,8 @@ pub struct Law {
 ///
 /// Proof, by induction on a. Fix a and suppose slices 0..a are eventually periodic:
 /// slice a′ < a with period p_a′ from middle heap s_a′. Let 2^k be the least power of two
-/// above a, L = lcm(2^k, p_0, …, p_{a−1}) and b₀ = max(a, s_0, …, s_{a−1}). Write
+/// above a, L = lcm(2^k, p_0, …, p_{a−1}) and b₀ = max(a, 1, s_0, …, s_{a−1}) (the 1
+/// because the empty board, b = a = 0, is the one place a ⊕ b is not excluded). Write
 /// R_b = {P(a, b′) : b′ < b} for the slice's used values (b′ < a included, P(a, b′) =
 /// P(b′, a)).
 ///
@@ -648,7 +649,7 @@ pub struct Certificate {
     pub repeat: u64,
     /// L = lcm(2^k, proved periods of slices 0..a), 2^k the least power of two above a.
     pub modulus: u64,
-    /// b₀ = max(a, proved starts of slices 0..a).
+    /// b₀ = max(a, 1, proved starts of slices 0..a).
     pub settled_below: u64,
 }
 
@@ -702,7 +703,7 @@ impl Certificate {
             return None;
         }
         let modulus = phase_modulus(a, lower.iter().map(|l| l.period))?;
-        let settled_below = lower.iter().map(|l| l.start).fold(a as u64, u64::max);
+        let settled_below = lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max);
         let repeat = lcm(period, modulus)?;
         let from = settled_below.max(start + 2 * a as u64 + 2);
         let c = Certificate { slice: a, from, repeat, modulus, settled_below };
@@ -716,7 +717,7 @@ impl Certificate {
         let a = self.slice;
         lower.len() == a as usize
             && phase_modulus(a, lower.iter().map(|l| l.period)) == Some(self.modulus)
-            && lower.iter().map(|l| l.start).fold(a as u64, u64::max) == self.settled_below
+            && lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max) == self.settled_below
             && self.from >= self.settled_below
             && self.repeat > 0
             && self.repeat % self.modulus == 0
@@ -1085,6 +1086,10 @@ mod tests {
         let mut wrong = laws[..10].to_vec();
         wrong[9].start = 30;
         assert!(!good.holds(&s, &wrong), "another start below");
+        // Slice 0's state may not be taken at the empty board, where a ⊕ b is not excluded.
+        let (zero, _) = proved[0].unwrap();
+        assert_eq!(zero.settled_below, 1);
+        assert!(!Certificate { from: 0, settled_below: 0, ..zero }.holds(&s, &[]));
         // A range too short for slice 11 to show its period (three periods of 160 from 336
         // need 816) proves nothing from slice 11 on.
         let short = Slices::compute(12, 560, |_, _| true).unwrap();
