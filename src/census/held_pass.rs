@@ -28,7 +28,9 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::census::{Cancelled, Census, Ctx, ParamDoc, ParamError};
-use crate::games::held_pass::{is_two_heap_loss, one_heap_value, two_heap_mate, PartnerTable, Period, Periodicity, Recursion, Slices};
+use crate::games::held_pass::{
+    certify_slices, is_two_heap_loss, one_heap_value, two_heap_mate, Certificate, Law, PartnerTable, Period, Periodicity, Recursion, Slices,
+};
 
 const SOURCES: &[&str] = &["games/held_pass.rs", "games/impartial.rs", "census/held_pass.rs"];
 
@@ -450,13 +452,12 @@ impl Census for HeldPassTable {
     }
 }
 
-/// Largest number of slices `held_pass.slices` accepts.
-pub const SLICES_MAX_SLICES: u32 = 200;
-/// Largest `max_heap` of `held_pass.slices`.
-pub const SLICES_MAX_HEAP: u32 = 2_000_000;
-/// Largest (slices + 1)·(max_heap + 1) of `held_pass.slices`: 4 bytes of partners each,
-/// so at most 400 MB (plus an eighth of that for the row sets).
-pub const SLICES_MAX_ENTRIES: u64 = 100_000_000;
+/// Largest number of slices `held_pass.slices` accepts (offsets stored in one byte).
+pub const SLICES_MAX_SLICES: u32 = crate::games::held_pass::SLICES_MAX;
+/// Largest (slices + 1)·(max_heap + 1) of `held_pass.slices`: one byte of offset each
+/// plus an eighth of a byte for the row sets, so at most about 1.13 GB; the only limit on
+/// `max_heap` besides `max_heap` ≥ `slices`.
+pub const SLICES_MAX_ENTRIES: u64 = 1_000_000_000;
 /// Largest `plot_to`.
 pub const SLICES_MAX_PLOT: u32 = 5000;
 /// Terms a periodic tail must run past its start (the source essay's twenty heaps).
@@ -470,8 +471,8 @@ pub const BLOCK_SHOWN: usize = 16;
 pub struct SlicesParams {
     /// Slices 1..=`slices` (smallest heap a), 1..=200.
     pub slices: u32,
-    /// Middle heaps b = a..=`max_heap`, at least `slices`, at most 2,000,000, and
-    /// (slices + 1)·(max_heap + 1) at most 100,000,000.
+    /// Middle heaps b = a..=`max_heap`, at least `slices`, with
+    /// (slices + 1)·(max_heap + 1) at most 1,000,000,000.
     pub max_heap: u32,
     /// Largest period searched (default: none beyond a third of the range).
     #[serde(default)]
@@ -499,9 +500,55 @@ pub struct SlicePeriod {
     pub repeats: u64,
 }
 
+/// How a slice's eventual period is known.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A [`Certificate`] proves the period for every middle heap from the start on (and
+    /// every slice below is proved).
+    Proved,
+    /// A period with the longest periodic tail is seen in the range, but no certificate
+    /// proves it (the range is too short, or a slice below is not proved).
+    Observed,
+    /// No period is accepted in the range.
+    Unsettled,
+}
+
+/// The certificate behind a proved slice, as numbers (see [`Certificate`]).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct CertificateView {
+    /// b₁: the middle heap where the state is taken.
+    pub from: u64,
+    /// q: the state at b₁ + q is the state at b₁, a multiple of `modulus`.
+    pub repeat: u64,
+    /// L = lcm(2^k, proved periods of the slices below), 2^k the least power of two above a.
+    pub modulus: u64,
+    /// b₀ = max(a, 1, proved starts of the slices below), at most b₁.
+    pub settled_below: u64,
+}
+
+/// A slice's eventual law: its least period and earliest start, proved or observed.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct SliceLaw {
+    /// Proved or observed (never unsettled: an unsettled slice has no law).
+    pub status: Status,
+    /// The least period, in middle heaps: proved, the least eventual period of the whole
+    /// infinite slice; observed, the accepted period with the longest periodic tail.
+    pub period: u64,
+    /// The earliest middle heap from which that period holds (for ever when proved, to the
+    /// end of the range when observed).
+    pub start: u64,
+    /// The certificate, when proved.
+    pub certificate: Option<CertificateView>,
+}
+
 /// One slice: the offsets c − b of c = P(a, b), b = a..=N, and their periods.
 #[derive(Clone, Debug, Serialize)]
 pub struct SliceResult {
+    /// Proved, observed or unsettled.
+    pub status: Status,
+    /// The slice's law (least period and earliest start), null when unsettled.
+    pub law: Option<SliceLaw>,
     /// The smallest accepted period with its earliest start (the source essay's rule);
     /// null when none is accepted.
     pub period: Option<SlicePeriod>,
@@ -529,6 +576,14 @@ pub struct SliceResult {
 pub struct TableRow {
     /// The slice a.
     pub slice: u32,
+    /// "proved", "observed" or "unsettled".
+    pub status: Status,
+    /// `law.period`, null when unsettled.
+    pub law_period: Option<u64>,
+    /// `law.start`.
+    pub law_start: Option<u64>,
+    /// `law.certificate.repeat`, null unless proved.
+    pub certificate_repeat: Option<u64>,
     /// `period.period`, null when none.
     pub period: Option<u64>,
     /// `period.start`.
@@ -550,6 +605,15 @@ pub struct Series {
     pub points: Vec<[i64; 2]>,
 }
 
+/// A range of middle heaps, `{min, max}` (the checker reads it as "A to B").
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct Span {
+    /// The least value.
+    pub min: u64,
+    /// The greatest value.
+    pub max: u64,
+}
+
 /// Result of `held_pass.slices`.
 #[derive(Clone, Debug, Serialize)]
 pub struct SlicesResult {
@@ -560,6 +624,24 @@ pub struct SlicesResult {
     /// Largest period searched in the full range: min(max_period, (N − A + 1)/3) for the
     /// last slice.
     pub max_period_searched: u64,
+    /// Slice 0 (the two-heap mates), proved first: every certificate rests on it.
+    pub slice_zero: Option<SliceLaw>,
+    /// Slices 1..=A proved by a certificate, increasing.
+    pub proved: Vec<u32>,
+    /// Number of those.
+    pub proved_count: u64,
+    /// The largest a with slices 1..=a all proved (0 when slice 1 is not).
+    pub proved_through: u32,
+    /// Slices with an observed but unproved law, increasing.
+    pub observed: Vec<u32>,
+    /// `law.period` of slices 1..=A in order (index 0 is slice 1), null where unsettled.
+    pub law_periods: Vec<Option<u64>>,
+    /// `law.start` of slices 1..=A in order, null where unsettled.
+    pub law_starts: Vec<Option<u64>>,
+    /// The largest proved period, and the latest proved start.
+    pub largest_proved_period: Option<u64>,
+    /// The latest proved start.
+    pub latest_proved_start: Option<u64>,
     /// Slices with an accepted period (`period` non-null).
     pub settled: u64,
     /// Slices without one.
@@ -585,8 +667,8 @@ pub struct SlicesResult {
     /// `longest.start` of slices 1..=A in order, null where none.
     pub longest_start_list: Vec<Option<u64>>,
     /// For each a, the least and greatest `period.start` over the settled slices among
-    /// 1..=a (null while none is settled), e.g. `start_span.9 = [3, 22]`.
-    pub start_span: BTreeMap<u32, Option<[u64; 2]>>,
+    /// 1..=a as `{min, max}` (null while none is settled), e.g. `start_span.9` is 3 to 22.
+    pub start_span: BTreeMap<u32, Option<Span>>,
     /// Per slice, keyed by a.
     pub per_slice: BTreeMap<u32, SliceResult>,
     /// Rows for the `table` figure, one per slice.
@@ -601,13 +683,16 @@ pub struct SlicesResult {
 /// the tail covers at least three periods and runs at least twenty heaps past its start;
 /// the smallest accepted period is reported with its earliest start, periods searched up
 /// to a third of the range (and `max_period`). Also reported per slice: the accepted
-/// period with the longest tail, and both over the halved range a..=N/2.
+/// period with the longest periodic tail, both over the halved range a..=N/2, and the
+/// slice's law: proved by a [`Certificate`] (slices in order from slice 0, each on the
+/// laws of those below; the theorem is on [`Certificate`]) or only observed (the longest
+/// tail).
 ///
-/// Cost: about 3·N·(A+1)(A+4)/2 steps for the slices, on all cores, plus 40·N·A for the
-/// periods; memory 4.2·(A+1)·(N+1) bytes. `{slices: 40, max_heap: 1000000}` (estimate
-/// 4.3·10⁹ steps, an overestimate): measured as a whole `countersign run` at 1.7 s of CPU
-/// (7.2 s wall on a 2-core machine with load average 16) and 181 MB resident; this is the
-/// cold cost it adds to CI.
+/// Cost: about 3·N·(A+1)(A+4)/2 steps for the slices, on all cores, plus 80·N·A for the
+/// periods; memory about 1.13·(A+1)·(N+1) bytes for the slices plus, per core, 27 bytes
+/// per middle heap for one slice's period search. Measured in `benches/held_pass.rs`
+/// (2 cores): `{slices: 40, max_heap: 1000000}` about 1 s and 0.1 GB;
+/// `{slices: 44, max_heap: 10000000}` is the figure in the bench's header.
 pub struct HeldPassSlices;
 
 fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
@@ -619,6 +704,65 @@ fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
     })
 }
 
+/// The periods of slice `a` read from the data (no certificate yet).
+fn read_periods(s: &Slices, a: u32, maxp: usize) -> SliceResult {
+    let d = s.offsets_i8(a);
+    let n = s.max_heap();
+    let full = Periodicity::new(&d, maxp);
+    let period = slice_period(full.smallest(MIN_RUN), a);
+    let longest = slice_period(full.longest_tail(MIN_RUN), a);
+    drop(full);
+    let half = n / 2;
+    let (halved, halved_longest) = if half >= a {
+        let h = Periodicity::new(&d[..(half - a) as usize + 1], maxp);
+        (slice_period(h.smallest(MIN_RUN), a), slice_period(h.longest_tail(MIN_RUN), a))
+    } else {
+        (None, None)
+    };
+    let block = period.filter(|q| q.period as usize <= BLOCK_SHOWN).map(|q| {
+        let i = (q.start - a as u64) as usize;
+        d[i..i + q.period as usize].iter().map(|&x| x as i64).collect()
+    });
+    let lo = d.iter().copied().min().unwrap_or(0) as i64;
+    let hi = d.iter().copied().max().unwrap_or(0) as i64;
+    let observed = longest.map(|q| SliceLaw { status: Status::Observed, period: q.period, start: q.start, certificate: None });
+    SliceResult {
+        status: if longest.is_some() { Status::Observed } else { Status::Unsettled },
+        law: observed,
+        same_when_halved: period.map(|q| q.period) == halved.map(|q| q.period),
+        longest_same_when_halved: longest.map(|q| q.period) == halved_longest.map(|q| q.period),
+        period,
+        longest,
+        halved,
+        halved_longest,
+        block,
+        offset_range: [lo, hi],
+    }
+}
+
+/// Prove what can be proved: certify slices 0..=A in order on the candidates read from the
+/// data (the longest tail), and replace each proved slice's law by the certified one.
+/// Returns slice 0's law.
+fn prove(s: &Slices, zero: &SliceResult, per_slice: &mut BTreeMap<u32, SliceResult>) -> Option<SliceLaw> {
+    let candidate = |r: &SliceResult| r.longest.map(|q| (q.period, q.start));
+    let mut candidates = vec![candidate(zero)];
+    candidates.extend(per_slice.values().map(candidate));
+    let proved = certify_slices(s, &candidates);
+    let law = |(c, l): &(Certificate, Law)| SliceLaw {
+        status: Status::Proved,
+        period: l.period,
+        start: l.start,
+        certificate: Some(CertificateView { from: c.from, repeat: c.repeat, modulus: c.modulus, settled_below: c.settled_below }),
+    };
+    for (a, r) in per_slice.iter_mut() {
+        if let Some(got) = &proved[*a as usize] {
+            r.status = Status::Proved;
+            r.law = Some(law(got));
+        }
+    }
+    proved[0].as_ref().map(law).or(zero.law)
+}
+
 impl Census for HeldPassSlices {
     type Params = SlicesParams;
     type Output = SlicesResult;
@@ -626,27 +770,27 @@ impl Census for HeldPassSlices {
     const NAME: &'static str = "held_pass.slices";
     const SUMMARY: &'static str = "Nim with a held pass: slices of the three-heap partner function and their eventual periods";
     const PARAMS: &'static [ParamDoc] = &[
-        ParamDoc { name: "slices", shape: "integer", doc: "slices (smallest heap) 1..=slices, at most 200" },
+        ParamDoc { name: "slices", shape: "integer", doc: "slices (smallest heap) 1..=slices, at most 126" },
         ParamDoc {
             name: "max_heap",
             shape: "integer",
-            doc: "middle heaps up to max_heap: slices..=2,000,000, (slices+1)(max_heap+1) ≤ 10⁸",
+            doc: "middle heaps up to max_heap: at least slices, (slices+1)(max_heap+1) ≤ 10⁹ (1.13 bytes each)",
         },
         ParamDoc { name: "max_period", shape: "integer", doc: "largest period searched (default: a third of the range)" },
         ParamDoc { name: "plot_slices", shape: "list of integers", doc: "slices written out for the plot (default none)" },
         ParamDoc { name: "plot_to", shape: "integer", doc: "last middle heap written out, ≤ 5000 and ≤ max_heap (default 0)" },
     ];
-    const COST_MODEL: &'static str = "3·max_heap·(slices+1)(slices+4)/2 + 40·max_heap·slices steps";
+    const COST_MODEL: &'static str =
+        "3·max_heap·(slices+1)(slices+4)/2 + 80·max_heap·(slices+1) steps; memory 1.13·(slices+1)(max_heap+1) bytes";
     const SOURCES: &'static [&'static str] = SOURCES;
 
     fn validate(p: &SlicesParams) -> Result<(), ParamError> {
         if p.slices == 0 || p.slices > SLICES_MAX_SLICES {
             return Err(ParamError::at(&["slices"], format!("slices is {}", p.slices)).hint(format!("use 1..={SLICES_MAX_SLICES}")));
         }
-        if p.max_heap < p.slices || p.max_heap > SLICES_MAX_HEAP {
-            return Err(
-                ParamError::at(&["max_heap"], format!("max_heap is {}", p.max_heap)).hint(format!("use slices..={SLICES_MAX_HEAP}"))
-            );
+        if p.max_heap < p.slices {
+            return Err(ParamError::at(&["max_heap"], format!("max_heap is {}, below slices", p.max_heap))
+                .hint(format!("use at least {}", p.slices)));
         }
         let entries = (p.slices as u64 + 1) * (p.max_heap as u64 + 1);
         if entries > SLICES_MAX_ENTRIES {
@@ -654,7 +798,7 @@ impl Census for HeldPassSlices {
                 &["max_heap"],
                 format!("{} slices to {} need {entries} entries, over the limit of {SLICES_MAX_ENTRIES}", p.slices, p.max_heap),
             )
-            .hint("fewer slices or a smaller max_heap (4 bytes an entry)"));
+            .hint("fewer slices or a smaller max_heap (1.13 bytes an entry)"));
         }
         if p.max_period == Some(0) {
             return Err(ParamError::at(&["max_period"], "max_period is 0").hint("a period is at least 1"));
@@ -677,7 +821,7 @@ impl Census for HeldPassSlices {
     fn cost(p: &SlicesParams) -> u64 {
         let n = p.max_heap as u64;
         let a = p.slices as u64;
-        3 * n * (a + 1) * (a + 4) / 2 + 40 * n * a
+        3 * n * (a + 1) * (a + 4) / 2 + 80 * n * (a + 1)
     }
 
     fn run(p: &SlicesParams, ctx: &Ctx) -> Result<SlicesResult, Cancelled> {
@@ -686,108 +830,92 @@ impl Census for HeldPassSlices {
             !ctx.is_cancelled()
         })
         .ok_or(Cancelled)?;
-        let n = p.max_heap;
         let maxp = p.max_period.map_or(usize::MAX, |m| m as usize);
-        let half = n / 2;
-        let per: Vec<(u32, SliceResult)> = (1..=p.slices)
-            .into_par_iter()
-            .map(|a| {
-                let d = s.offsets_i16(a);
-                let full = Periodicity::new(&d, maxp);
-                let period = slice_period(full.smallest(MIN_RUN), a);
-                let longest = slice_period(full.longest_tail(MIN_RUN), a);
-                let (halved, halved_longest) = if half >= a {
-                    let h = Periodicity::new(&d[..(half - a) as usize + 1], maxp);
-                    (slice_period(h.smallest(MIN_RUN), a), slice_period(h.longest_tail(MIN_RUN), a))
-                } else {
-                    (None, None)
-                };
-                let block = period.filter(|q| q.period as usize <= BLOCK_SHOWN).map(|q| {
-                    let i = (q.start - a as u64) as usize;
-                    d[i..i + q.period as usize].iter().map(|&x| x as i64).collect()
-                });
-                let lo = d.iter().copied().min().unwrap_or(0) as i64;
-                let hi = d.iter().copied().max().unwrap_or(0) as i64;
-                let r = SliceResult {
-                    same_when_halved: period.map(|q| q.period) == halved.map(|q| q.period),
-                    longest_same_when_halved: longest.map(|q| q.period) == halved_longest.map(|q| q.period),
-                    period,
-                    longest,
-                    halved,
-                    halved_longest,
-                    block,
-                    offset_range: [lo, hi],
-                };
-                (a, r)
-            })
-            .collect();
+        let mut per: BTreeMap<u32, SliceResult> = (0..=p.slices).into_par_iter().map(|a| (a, read_periods(&s, a, maxp))).collect();
         ctx.checkpoint()?;
-        let per_slice: BTreeMap<u32, SliceResult> = per.into_iter().collect();
-        let pick = |f: &dyn Fn(&SliceResult) -> bool| -> Vec<u32> { per_slice.iter().filter(|(_, r)| f(r)).map(|(&a, _)| a).collect() };
-        let unsettled = pick(&|r| r.period.is_none());
-        let spurious = pick(&|r| r.period.map(|q| q.period) != r.longest.map(|q| q.period));
-        let changed = pick(&|r| !r.same_when_halved);
-        let longest_changed = pick(&|r| !r.longest_same_when_halved);
-        let settled: Vec<&SlicePeriod> = per_slice.values().filter_map(|r| r.period.as_ref()).collect();
-        let mut periods: Vec<u64> = settled.iter().map(|q| q.period).collect();
-        periods.sort_unstable();
-        periods.dedup();
-        let table = per_slice
-            .iter()
-            .map(|(&a, r)| TableRow {
-                slice: a,
-                period: r.period.map(|q| q.period),
-                start: r.period.map(|q| q.start),
-                longest_period: r.longest.map(|q| q.period),
-                longest_start: r.longest.map(|q| q.start),
-                halved_period: r.halved.map(|q| q.period),
-            })
-            .collect();
-        let plot = p
-            .plot_slices
-            .iter()
-            .map(|&a| Series {
-                name: format!("a = {a}"),
-                points: (a..=p.plot_to).filter_map(|b| s.partner(a, b).map(|c| [b as i64, c as i64 - b as i64])).collect(),
-            })
-            .collect();
-        let range = (n - p.slices + 1) as u64;
-        let list = |f: &dyn Fn(&SliceResult) -> Option<u64>| -> Vec<Option<u64>> { per_slice.values().map(f).collect() };
-        let period_list = list(&|r| r.period.map(|q| q.period));
-        let start_list = list(&|r| r.period.map(|q| q.start));
-        let longest_list = list(&|r| r.longest.map(|q| q.period));
-        let longest_start_list = list(&|r| r.longest.map(|q| q.start));
-        let mut span: Option<[u64; 2]> = None;
-        let start_span = per_slice
-            .iter()
-            .map(|(&a, r)| {
-                if let Some(q) = r.period {
-                    span = Some(span.map_or([q.start, q.start], |[lo, hi]| [lo.min(q.start), hi.max(q.start)]));
-                }
-                (a, span)
-            })
-            .collect();
-        Ok(SlicesResult {
-            period_list,
-            start_list,
-            longest_list,
-            longest_start_list,
-            start_span,
-            slices: p.slices,
-            max_heap: n,
-            max_period_searched: (range / 3).min(maxp as u64),
-            settled: settled.len() as u64,
-            latest_start: settled.iter().map(|q| q.start).max(),
-            largest_period: settled.iter().map(|q| q.period).max(),
-            periods,
-            unsettled,
-            spurious,
-            changed_when_halved: changed,
-            longest_changed_when_halved: longest_changed,
-            per_slice,
-            table,
-            plot,
+        let zero = per.remove(&0).expect("slice 0 is read");
+        let slice_zero = prove(&s, &zero, &mut per);
+        Ok(summarize(p, &s, slice_zero, per))
+    }
+}
+
+/// The result from the per-slice readings.
+fn summarize(p: &SlicesParams, s: &Slices, slice_zero: Option<SliceLaw>, per_slice: BTreeMap<u32, SliceResult>) -> SlicesResult {
+    let n = p.max_heap;
+    let maxp = p.max_period.map_or(u64::MAX, |m| m as u64);
+    let pick = |f: &dyn Fn(&SliceResult) -> bool| -> Vec<u32> { per_slice.iter().filter(|(_, r)| f(r)).map(|(&a, _)| a).collect() };
+    let list = |f: &dyn Fn(&SliceResult) -> Option<u64>| -> Vec<Option<u64>> { per_slice.values().map(f).collect() };
+    let proved = pick(&|r| r.status == Status::Proved);
+    let proved_laws: Vec<SliceLaw> = per_slice.values().filter_map(|r| r.law.filter(|l| l.status == Status::Proved)).collect();
+    let settled: Vec<&SlicePeriod> = per_slice.values().filter_map(|r| r.period.as_ref()).collect();
+    let mut periods: Vec<u64> = settled.iter().map(|q| q.period).collect();
+    periods.sort_unstable();
+    periods.dedup();
+    let table = per_slice.iter().map(|(&a, r)| table_row(a, r)).collect();
+    let plot = p
+        .plot_slices
+        .iter()
+        .map(|&a| Series {
+            name: format!("a = {a}"),
+            points: (a..=p.plot_to).filter_map(|b| s.partner(a, b).map(|c| [b as i64, c as i64 - b as i64])).collect(),
         })
+        .collect();
+    let mut span: Option<Span> = None;
+    let start_span = per_slice
+        .iter()
+        .map(|(&a, r)| {
+            if let Some(q) = r.period {
+                span = Some(
+                    span.map_or(Span { min: q.start, max: q.start }, |sp| Span { min: sp.min.min(q.start), max: sp.max.max(q.start) }),
+                );
+            }
+            (a, span)
+        })
+        .collect();
+    SlicesResult {
+        slices: p.slices,
+        max_heap: n,
+        max_period_searched: ((n - p.slices + 1) as u64 / 3).min(maxp),
+        slice_zero,
+        proved_count: proved.len() as u64,
+        proved_through: (1..=p.slices).take_while(|a| proved.contains(a)).last().unwrap_or(0),
+        proved,
+        observed: pick(&|r| r.status == Status::Observed),
+        law_periods: list(&|r| r.law.map(|l| l.period)),
+        law_starts: list(&|r| r.law.map(|l| l.start)),
+        largest_proved_period: proved_laws.iter().map(|l| l.period).max(),
+        latest_proved_start: proved_laws.iter().map(|l| l.start).max(),
+        settled: settled.len() as u64,
+        latest_start: settled.iter().map(|q| q.start).max(),
+        largest_period: settled.iter().map(|q| q.period).max(),
+        periods,
+        unsettled: pick(&|r| r.period.is_none()),
+        spurious: pick(&|r| r.period.map(|q| q.period) != r.longest.map(|q| q.period)),
+        changed_when_halved: pick(&|r| !r.same_when_halved),
+        longest_changed_when_halved: pick(&|r| !r.longest_same_when_halved),
+        period_list: list(&|r| r.period.map(|q| q.period)),
+        start_list: list(&|r| r.period.map(|q| q.start)),
+        longest_list: list(&|r| r.longest.map(|q| q.period)),
+        longest_start_list: list(&|r| r.longest.map(|q| q.start)),
+        start_span,
+        per_slice,
+        table,
+        plot,
+    }
+}
+
+fn table_row(a: u32, r: &SliceResult) -> TableRow {
+    TableRow {
+        slice: a,
+        status: r.status,
+        law_period: r.law.map(|l| l.period),
+        law_start: r.law.map(|l| l.start),
+        certificate_repeat: r.law.and_then(|l| l.certificate).map(|c| c.repeat),
+        period: r.period.map(|q| q.period),
+        start: r.period.map(|q| q.start),
+        longest_period: r.longest.map(|q| q.period),
+        longest_start: r.longest.map(|q| q.start),
+        halved_period: r.halved.map(|q| q.period),
     }
 }
 
@@ -831,13 +959,40 @@ mod tests {
         assert_eq!(r.plot[0].points[0], [2, 0]);
         assert_eq!(r.table.len(), 4);
         assert_eq!(r.period_list, vec![Some(1), Some(4), Some(4), Some(8)]);
-        assert_eq!(r.start_span[&4], Some([3, 10]));
+        assert_eq!(r.start_span[&4], Some(Span { min: 3, max: 10 }));
+    }
+
+    #[test]
+    fn slices_census_proves_the_small_slices() {
+        let p = SlicesParams { slices: 12, max_heap: 3000, max_period: None, plot_slices: vec![], plot_to: 0 };
+        let r = HeldPassSlices::run(&p, &Ctx::new()).unwrap();
+        assert_eq!(r.slice_zero.map(|l| (l.status, l.period, l.start)), Some((Status::Proved, 2, 1)));
+        let two = r.per_slice[&2].law.unwrap();
+        assert_eq!((two.status, two.period, two.start), (Status::Proved, 4, 9));
+        assert_eq!(r.proved, (1..=12).collect::<Vec<_>>());
+        assert_eq!(r.proved_through, 12);
+        assert_eq!(r.law_periods[9..12], [Some(160), Some(160), Some(160)]);
+        assert_eq!(r.law_starts[10], Some(336));
+        // Up to 60, slice 9 (period 10 from 20) repeats often enough to be observed, but
+        // its certificate needs the state at 40 to recur at 120 (the modulus is 16).
+        let p = SlicesParams { slices: 10, max_heap: 60, max_period: None, plot_slices: vec![], plot_to: 0 };
+        let r = HeldPassSlices::run(&p, &Ctx::new()).unwrap();
+        assert_eq!(r.proved_through, 8);
+        let nine = r.per_slice[&9].law.unwrap();
+        assert_eq!((nine.status, nine.period, nine.start, nine.certificate), (Status::Observed, 10, 20, None));
+        assert_eq!(r.observed, vec![9]);
+        assert_eq!(r.per_slice[&10].status, Status::Unsettled);
+        assert_eq!(r.table[8].status, Status::Observed);
     }
 
     #[test]
     fn limits_are_refused() {
-        let bad = SlicesParams { slices: 100, max_heap: 2_000_000, max_period: None, plot_slices: vec![], plot_to: 0 };
+        let bad = SlicesParams { slices: 100, max_heap: 100_000_000, max_period: None, plot_slices: vec![], plot_to: 0 };
         assert_eq!(HeldPassSlices::validate(&bad).unwrap_err().path, vec!["max_heap"]);
+        let ten_million = SlicesParams { slices: 44, max_heap: 10_000_000, max_period: None, plot_slices: vec![], plot_to: 0 };
+        assert!(HeldPassSlices::validate(&ten_million).is_ok());
+        let bad = SlicesParams { slices: 127, max_heap: 1000, max_period: None, plot_slices: vec![], plot_to: 0 };
+        assert_eq!(HeldPassSlices::validate(&bad).unwrap_err().path, vec!["slices"]);
         let bad = SlicesParams { slices: 4, max_heap: 3, max_period: None, plot_slices: vec![], plot_to: 0 };
         assert!(HeldPassSlices::validate(&bad).is_err());
         let bad = SlicesParams { slices: 4, max_heap: 30, max_period: None, plot_slices: vec![5], plot_to: 0 };
@@ -845,8 +1000,6 @@ mod tests {
         assert!(HeldPassTable::validate(&TableParams { max_heap: 5000 }).is_err());
         assert!(HeldPassLosses::validate(&LossesParams { max_heap: 0, recursion_to: 0 }).is_err());
         assert!(HeldPassHeaps::validate(&HeapsParams { one_heap: 10, two_heap: 10, grid: 11 }).is_err());
-        assert!(
-            HeldPassSlices::cost(&SlicesParams { slices: 200, max_heap: 2_000_000, max_period: None, plot_slices: vec![], plot_to: 0 }) > 0
-        );
+        assert!(HeldPassSlices::cost(&ten_million) < crate::site::config::DEFAULT_BUDGET);
     }
 }

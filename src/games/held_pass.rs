@@ -21,6 +21,10 @@
 //!   column; its dependency proof is on [`Slices`]).
 //! * [`Periodicity`]: eventual periods of a sequence by the Z-function of the reversed
 //!   sequence, linear time.
+//! * [`Certificate`]: the theorem that every slice is eventually periodic, with its
+//!   proof; a certificate (a repeated state proves a slice's period for ever) and
+//!   [`certify_slices`], which proves slices in order and gives each its [`Law`] (least
+//!   period, earliest start).
 //!
 //! Sources: the pass in Nim as an open question is in R. K. Guy and R. J. Nowakowski,
 //! "Unsolved problems in combinatorial games" (*More Games of No Chance*, MSRI Publ. 42,
@@ -294,10 +298,12 @@ impl PartnerTable {
     }
 }
 
-/// The largest number of slices [`Slices`] accepts.
-pub const SLICES_MAX: u32 = 1000;
-/// The largest middle heap [`Slices`] accepts.
-pub const SLICES_MAX_HEAP: u32 = 4_000_000;
+/// The largest smallest heap [`Slices`] accepts: every offset P(a, b) − b lies within
+/// a + 1 of 0 (see [`Slices`]), so with a ≤ 126 each entry is stored in one signed byte.
+pub const SLICES_MAX: u32 = 126;
+/// The largest middle heap [`Slices`] accepts: every value P(a, b) ≤ a + b + 1 must fit a
+/// `u32`. Memory, not this bound, is what limits a computation (see [`Slices`]).
+pub const SLICES_MAX_HEAP: u32 = 4_000_000_000;
 
 /// The slice method: P(a, b) for every smallest heap a ≤ A and every middle heap b ≤ N
 /// (b ≥ a, and also b < a through symmetry), without the rest of the table.
@@ -322,8 +328,9 @@ pub const SLICES_MAX_HEAP: u32 = 4_000_000;
 /// b (slice a adds P(a, b) for the slice above), a ⊕ b is added for the entry alone, the
 /// mask is ORed with R's words from the pointer, and the mex is the first zero bit.
 /// Time O(A/64) word operations per entry, plus O(A) per column to start the mask of a
-/// thread's group of slices: O(N·A²) in all, far less in practice. Memory 4·(A+1)·(N+1)
-/// bytes for the partners and (A+1)·(N+3A)/8 bytes for the sets R: O(N·A).
+/// thread's group of slices: O(N·A²) in all, far less in practice. Memory (A+1)·(N+1)
+/// bytes for the partners (each stored as its offset P(a, b) − b in an `i8`) and
+/// (A+1)·(N+3A)/8 bytes for the sets R: about 1.13·(A+1)·(N+1) bytes, O(N·A).
 ///
 /// Order of work: the middle heaps are cut into blocks of [`SLICE_BLOCK`], stored column
 /// by column (the values P(a', b), a' ≤ A, of one b are contiguous, so the column set of
@@ -344,13 +351,13 @@ pub struct Slices {
     h: usize,
     /// Middle heaps per block ([`SLICE_BLOCK`] outside tests).
     bsize: usize,
-    /// blocks[k][(b − k·bsize) * h + a] = P(a, b): one column (fixed b) is contiguous.
-    blocks: Vec<Vec<u32>>,
+    /// blocks[k][(b − k·bsize) * h + a] = P(a, b) − b: one column (fixed b) is contiguous.
+    blocks: Vec<Vec<i8>>,
 }
 
 /// Middle heaps per block in [`Slices`] (more than [`SLICES_MAX`], so block 0 holds every
 /// entry b < a that a slice's start needs).
-pub const SLICE_BLOCK: usize = 1 << 12;
+pub const SLICE_BLOCK: usize = 1 << 15;
 
 /// One slice's running state: its set R of used partners and the least value missing
 /// from R.
@@ -370,8 +377,8 @@ struct Group {
 
 impl Group {
     /// Compute slices lo..hi on block k. `block` holds the block's columns, column by
-    /// column: block[(b − k·bs) * h + a] = P(a, b).
-    fn run_block(&mut self, k: usize, block: &mut [u32], nn: usize, bs: usize, h: usize) {
+    /// column: block[(b − k·bs) * h + a] = P(a, b) − b.
+    fn run_block(&mut self, k: usize, block: &mut [i8], nn: usize, bs: usize, h: usize) {
         let b0 = k * bs;
         let b1 = (b0 + bs).min(nn);
         // Every value in column b (P(a', b), a' ≤ a_max, and a ⊕ b) lies within h + 1 of b,
@@ -390,8 +397,9 @@ impl Group {
             let win = &mut self.win[..wn];
             win.fill(0);
             let mut outside = false;
+            let at = |d: i8| b.wrapping_add_signed(d as isize);
             for ap in 0..self.lo {
-                let d = (block[off * h + ap] as usize).wrapping_sub(cbase);
+                let d = at(block[off * h + ap]).wrapping_sub(cbase);
                 if d < wn * 64 {
                     win[d / 64] |= 1u64 << (d % 64);
                 } else {
@@ -404,9 +412,10 @@ impl Group {
                     // Slice a starts: its entries b' < a are P(b', a), found in this column
                     // (block 0, as a < bs); copy them into their own columns too.
                     for bp in 0..a {
-                        let v = block[off * h + bp];
-                        block[bp * h + a] = v;
-                        st.row[v as usize / 64] |= 1u64 << (v % 64);
+                        let v = at(block[off * h + bp]);
+                        // P(a, b′) − b′ lies within a + 1 of 0 (see the bound on Slices).
+                        block[bp * h + a] = (v as isize - bp as isize) as i8;
+                        st.row[v / 64] |= 1u64 << (v % 64);
                     }
                     st.ptr = next_zero(&st.row, st.ptr);
                 }
@@ -432,14 +441,14 @@ impl Group {
                     let mut z = st.ptr;
                     loop {
                         z = next_zero(row, z);
-                        if lower.iter().any(|&v| v as usize == z) || (b != 0 && z == a ^ b) {
+                        if lower.iter().any(|&v| at(v) == z) || (b != 0 && z == a ^ b) {
                             z += 1;
                         } else {
                             break z;
                         }
                     }
                 });
-                block[off * h + a] = z as u32;
+                block[off * h + a] = (z as isize - b as isize) as i8;
                 row[z / 64] |= 1u64 << (z % 64);
                 st.ptr = next_zero(row, st.ptr);
                 let d = z.wrapping_sub(cbase);
@@ -466,10 +475,13 @@ fn next_zero(row: &[u64], from: usize) -> usize {
 }
 
 impl Slices {
-    /// Compute slices 0..=`a_max` for middle heaps up to `n`. `a_max` ≤ [`SLICES_MAX`],
-    /// `n` ≤ [`SLICES_MAX_HEAP`] and `a_max` ≤ `n` (clamped otherwise). Runs on the
-    /// current rayon pool. `keep_going(done, total)` is called before each of the
-    /// pipeline's steps; returning false stops early and yields `None`.
+    /// Compute slices 0..=`a_max` for middle heaps up to `n`. Runs on the current rayon
+    /// pool. `keep_going(done, total)` is called before each of the pipeline's steps;
+    /// returning false stops early and yields `None`.
+    ///
+    /// Panics unless `a_max` ≤ [`SLICES_MAX`], `a_max` ≤ `n` and `n` ≤
+    /// [`SLICES_MAX_HEAP`] (nothing is clamped: callers validate, as the census does).
+    /// Memory about 1.13·(a_max + 1)·(n + 1) bytes.
     pub fn compute(a_max: u32, n: u32, keep_going: impl FnMut(u64, u64) -> bool) -> Option<Slices> {
         Slices::compute_in(a_max, n, SLICE_BLOCK, rayon::current_num_threads(), keep_going)
     }
@@ -478,8 +490,7 @@ impl Slices {
     /// `a_max`) and `threads` groups of slices; for tests of the pipeline.
     fn compute_in(a_max: u32, n: u32, bsize: usize, threads: usize, mut keep_going: impl FnMut(u64, u64) -> bool) -> Option<Slices> {
         use rayon::prelude::*;
-        let n = n.min(SLICES_MAX_HEAP);
-        let a_max = a_max.min(SLICES_MAX).min(n);
+        assert!(a_max <= SLICES_MAX && a_max <= n && n <= SLICES_MAX_HEAP, "Slices::compute({a_max}, {n}) out of range");
         let h = a_max as usize + 1;
         let bsize = bsize.max(h + 1);
         let bs = bsize;
@@ -509,7 +520,7 @@ impl Slices {
             }
         }
         let g = groups.len();
-        let mut blocks: Vec<Vec<u32>> = (0..nb).map(|_| vec![0u32; h * bs]).collect();
+        let mut blocks: Vec<Vec<i8>> = (0..nb).map(|_| vec![0i8; h * bs]).collect();
         let steps = nb + g - 1;
         for t in 0..steps {
             if !keep_going(t as u64, steps as u64) {
@@ -521,7 +532,7 @@ impl Slices {
             let hi_k = t.min(nb - 1);
             let blk = &mut blocks[lo_k..=hi_k];
             let grp = &mut groups[t - hi_k..=t - lo_k];
-            let work: Vec<(&mut Group, usize, &mut Vec<u32>)> =
+            let work: Vec<(&mut Group, usize, &mut Vec<i8>)> =
                 grp.iter_mut().zip(blk.iter_mut().enumerate().rev()).map(|(gr, (off, block))| (gr, lo_k + off, block)).collect();
             work.into_par_iter().for_each(|(gr, k, block)| gr.run_block(k, block, nn, bsize, h));
         }
@@ -548,36 +559,223 @@ impl Slices {
         } else {
             return None;
         };
+        Some(b.wrapping_add_signed(self.offset(a, b) as i32))
+    }
+
+    /// The stored offset P(a, b) − b for a ≤ a_max, b ≤ N.
+    fn offset(&self, a: u32, b: u32) -> i8 {
         let b = b as usize;
-        Some(self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize])
+        self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize]
     }
 
-    /// [`Slices::offsets`] as 16-bit numbers (every offset lies within a + 1 ≤ 1001 of 0),
-    /// a quarter of the memory for period searches.
-    pub fn offsets_i16(&self, a: u32) -> Vec<i16> {
+    /// The offsets P(a, b) − b for b = a..=N, in order of b, one byte each (every offset
+    /// lies within a + 1 ≤ 127 of 0). Empty when a > a_max.
+    pub fn offsets_i8(&self, a: u32) -> Vec<i8> {
         if a > self.a_max {
             return Vec::new();
         }
-        let mut out = Vec::with_capacity((self.n - a) as usize + 1);
-        for b in a as usize..=self.n as usize {
-            let c = self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize];
-            out.push((c as i64 - b as i64) as i16);
-        }
-        out
+        (a..=self.n).map(|b| self.offset(a, b)).collect()
     }
 
-    /// The offsets c − b, c = P(a, b), for b = a..=N, in order of b. Empty when a > a_max.
+    /// [`Slices::offsets_i8`] widened to `i64`.
     pub fn offsets(&self, a: u32) -> Vec<i64> {
-        if a > self.a_max {
-            return Vec::new();
-        }
-        let mut out = Vec::with_capacity((self.n - a) as usize + 1);
-        for b in a as usize..=self.n as usize {
-            let c = self.blocks[b / self.bsize][(b % self.bsize) * self.h + a as usize];
-            out.push(c as i64 - b as i64);
-        }
-        out
+        self.offsets_i8(a).into_iter().map(i64::from).collect()
     }
+}
+
+/// A slice's proved eventual law: d_a(b + period) = d_a(b) for every b ≥ start, and no
+/// smaller period or earlier start (b ≥ a) has that property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Law {
+    /// The least eventual period, in middle heaps.
+    pub period: u64,
+    /// The earliest middle heap b ≥ a from which the period holds forever.
+    pub start: u64,
+}
+
+/// A certificate that slice `slice` is periodic with period `repeat` from middle heap
+/// `from` on, for ever: the window of used values at `from` and at `from + repeat` agree,
+/// `modulus` divides `repeat`, and `from` is at least `settled_below`. Why that suffices
+/// is the theorem below.
+///
+/// Theorem. For every a ≥ 0 the offsets d_a(b) = P(a, b) − b, b ≥ a, are eventually
+/// periodic.
+///
+/// Proof, by induction on a. Fix a and suppose slices 0..a are eventually periodic:
+/// slice a′ < a with period p_a′ from middle heap s_a′. Let 2^k be the least power of two
+/// above a, L = lcm(2^k, p_0, …, p_{a−1}) and b₀ = max(a, 1, s_0, …, s_{a−1}) (the 1
+/// because the empty board, b = a = 0, is the one place a ⊕ b is not excluded). Write
+/// R_b = {P(a, b′) : b′ < b} for the slice's used values (b′ < a included, P(a, b′) =
+/// P(b′, a)).
+///
+/// 1. *P(a, ·) is an involution*, since (a, b, c) lost means both P(a, b) = c and
+///    P(a, c) = b; so its values are distinct.
+/// 2. *The window.* Every offset of every slice x is at most x + 1 in size (see
+///    [`Slices`]). So every value c < b − a − 1 is in R_b: its own partner P(a, c) lies
+///    within a + 1 of c, below b, and P(a, P(a, c)) = c. And no value above b + a is:
+///    P(a, b′) ≤ a + b′ + 1 ≤ a + b for b′ < b. Hence R_b is fixed by the window
+///    W_b = {c − (b − a − 1) : c ∈ R_b} ∩ [0, 2a + 1], a set of 2a + 2 bits
+///    ([`slice_window`]).
+/// 3. *The step.* By the lemma on [`partner_bound`], for b ≥ a,
+///    P(a, b) = mex(R_b ∪ C_b ∪ {a ⊕ b}) with C_b = {P(a′, b) : a′ < a}. The mex lies in
+///    [b − a − 1, b + a + 1]. Relative to b, C_b − b = {d_a′(b) : a′ < a} depends only on
+///    b mod L once b ≥ b₀ (each d_a′ has period p_a′ | L from s_a′ ≤ b₀), and
+///    a ⊕ b − b depends only on b mod 2^k, which divides L. So d_a(b) is a function of
+///    the state (W_b, b mod L); and W_{b+1} is W_b with P(a, b) added, shifted down one
+///    (its lowest bit is set by step 2 and its new top bit is clear). The state at b + 1
+///    is a function of the state at b.
+/// 4. *Finiteness.* There are at most 2^(2a+2)·L states, so two states among the first
+///    2^(2a+2)·L + 1 from b₀ coincide; from the first of them the states, and with them
+///    the offsets, repeat. Slice a is eventually periodic, which completes the induction.
+///
+/// The base is slice 0 itself (no lower slices, L = 1, window of 2 bits): P(0, b) is the
+/// two-heap mate. The same argument turns any repeat into a proof: if the states at b₁
+/// and b₂ = b₁ + q agree, with b₁ ≥ b₀ and L | q, then d_a(b + q) = d_a(b) for every
+/// b ≥ b₁, past any computed range. That is a [`Certificate`]. Its premises are the lower
+/// slices' periods and starts, so a slice is proved only when every slice below it is.
+/// The least period then divides q (two eventual periods give their gcd) and is read off
+/// one repetition; the earliest start is found by walking back from b₁. ∎
+///
+/// Source: derived here; the argument is the one used for octal games with finite
+/// memory (a recursion whose state is finite is eventually periodic), cf. Berlekamp,
+/// Conway and Guy, *Winning Ways*, ch. 4, on periodicity of octal games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Certificate {
+    /// The slice a.
+    pub slice: u32,
+    /// b₁: the middle heap at which the state first is taken.
+    pub from: u64,
+    /// q = b₂ − b₁ ≥ 1: the state at b₁ + q equals the state at b₁.
+    pub repeat: u64,
+    /// L = lcm(2^k, proved periods of slices 0..a), 2^k the least power of two above a.
+    pub modulus: u64,
+    /// b₀ = max(a, 1, proved starts of slices 0..a).
+    pub settled_below: u64,
+}
+
+/// L = lcm(2^k, `lower_periods`…) with 2^k the least power of two above `a`; `None` if it
+/// overflows a u64. O(a log).
+pub fn phase_modulus(a: u32, lower_periods: impl IntoIterator<Item = u64>) -> Option<u64> {
+    let pow = 1u64.checked_shl(u64::BITS - (a as u64).leading_zeros())?;
+    lower_periods.into_iter().try_fold(pow, lcm)
+}
+
+fn gcd(x: u64, y: u64) -> u64 {
+    if y == 0 {
+        x
+    } else {
+        gcd(y, x % y)
+    }
+}
+
+fn lcm(x: u64, y: u64) -> Option<u64> {
+    (x / gcd(x, y)).checked_mul(y)
+}
+
+/// The window W_b of slice `a` at middle heap `b`: bit i set when the value b − a − 1 + i
+/// (i in 0..2a + 2) is some P(a, b′), b′ < b, read from `s`. Words of 64 bits, least bit
+/// first. `None` unless a ≤ a_max and b ≤ N + 1 (the entries b′ < b must be computed).
+/// O(a).
+pub fn slice_window(s: &Slices, a: u32, b: u64) -> Option<Vec<u64>> {
+    if a > s.a_max() || b > s.max_heap() as u64 + 1 {
+        return None;
+    }
+    let width = 2 * a as u64 + 2;
+    let mut w = vec![0u64; (width as usize).div_ceil(64)];
+    let low = b as i64 - a as i64 - 1;
+    for bp in b.saturating_sub(width)..b {
+        let i = s.partner(a, bp as u32)? as i64 - low;
+        if (0..width as i64).contains(&i) {
+            w[i as usize / 64] |= 1 << (i % 64);
+        }
+    }
+    Some(w)
+}
+
+impl Certificate {
+    /// Look for a certificate of slice `a` given the proved laws of slices 0..a (`lower`,
+    /// slice 0 first; `a` laws) and a candidate eventual period and start (read from the
+    /// data, e.g. by [`Periodicity::longest_tail`]): the state is compared at
+    /// b₁ = max(b₀, start + 2a + 2) and b₁ + lcm(period, L). `None` when `lower` is not
+    /// complete, the range is too short, or the states differ. O(a + log).
+    pub fn find(s: &Slices, a: u32, lower: &[Law], period: u64, start: u64) -> Option<Certificate> {
+        if lower.len() != a as usize || period == 0 {
+            return None;
+        }
+        let modulus = phase_modulus(a, lower.iter().map(|l| l.period))?;
+        let settled_below = lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max);
+        let repeat = lcm(period, modulus)?;
+        let from = settled_below.max(start + 2 * a as u64 + 2);
+        let c = Certificate { slice: a, from, repeat, modulus, settled_below };
+        c.holds(s, lower).then_some(c)
+    }
+
+    /// True when the certificate's premises hold in `s` with the lower slices' proved laws
+    /// `lower` (slices 0..a): the modulus and b₀ are the ones `lower` gives, b₁ ≥ b₀,
+    /// L | q, b₁ + q ≤ N + 1, and the windows at b₁ and b₁ + q agree. O(a + log).
+    pub fn holds(&self, s: &Slices, lower: &[Law]) -> bool {
+        let a = self.slice;
+        lower.len() == a as usize
+            && phase_modulus(a, lower.iter().map(|l| l.period)) == Some(self.modulus)
+            && lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max) == self.settled_below
+            && self.from >= self.settled_below
+            && self.repeat > 0
+            && self.repeat % self.modulus == 0
+            && self.from + self.repeat <= s.max_heap() as u64 + 1
+            && slice_window(s, a, self.from).is_some_and(|w| slice_window(s, a, self.from + self.repeat) == Some(w))
+    }
+
+    /// The law the certificate proves: the least period (a divisor of q, read off the one
+    /// repetition d(b₁..b₁ + q) by its Z-function) and the earliest start (walking back
+    /// from b₁ while the period holds). Call only on a certificate that
+    /// [`holds`](Self::holds) in `s`. O(q + b₁).
+    pub fn law(&self, s: &Slices) -> Law {
+        let a = self.slice;
+        let d = |b: u64| s.partner(a, b as u32).expect("within the range") as i64 - b as i64;
+        let one: Vec<i64> = (self.from..self.from + self.repeat).map(d).collect();
+        let z = z_function(&one);
+        let q = self.repeat as usize;
+        let period = (1..q).find(|&p| q % p == 0 && z[p] == q - p).unwrap_or(q) as u64;
+        let mut start = self.from;
+        while start > a as u64 && d(start - 1) == d(start - 1 + period) {
+            start -= 1;
+        }
+        Law { period, start }
+    }
+}
+
+impl Law {
+    /// The offset P(a, b) − b the law predicts for any b ≥ `start`, read from one period
+    /// of `s` (which must hold middle heaps start..start + period of slice `a`).
+    pub fn predict(&self, s: &Slices, a: u32, b: u64) -> Option<i64> {
+        if b < self.start {
+            return None;
+        }
+        let at = self.start + (b - self.start) % self.period;
+        s.partner(a, u32::try_from(at).ok()?).map(|c| c as i64 - at as i64)
+    }
+}
+
+/// Certify slices 0..=A of `s` in order: slice a with the laws of slices 0..a and the
+/// candidate `candidates[a]` (period, start), as [`Certificate::find`]. The result has
+/// one entry per slice; from the first slice without a certificate on, every entry is
+/// `None` (a slice is proved only when every slice below it is).
+pub fn certify_slices(s: &Slices, candidates: &[Option<(u64, u64)>]) -> Vec<Option<(Certificate, Law)>> {
+    let mut laws: Vec<Law> = Vec::new();
+    let mut out = Vec::new();
+    for a in 0..=s.a_max() {
+        let got = if laws.len() == a as usize {
+            candidates.get(a as usize).copied().flatten().and_then(|(p, st)| Certificate::find(s, a, &laws, p, st))
+        } else {
+            None
+        };
+        let got = got.map(|c| (c, c.law(s)));
+        if let Some((_, law)) = got {
+            laws.push(law);
+        }
+        out.push(got);
+    }
+    out
 }
 
 /// The Z-function of `s`: z[i] = length of the longest common prefix of `s` and `s[i..]`
@@ -718,8 +916,8 @@ mod tests {
     }
 
     #[test]
-    fn table_matches_recursion_on_every_triple_to_12() {
-        let n = 12u32;
+    fn table_matches_recursion_on_every_triple_to_40() {
+        let n = 40u32;
         let t = PartnerTable::build(n, |_| true).unwrap();
         let mut r = Recursion::new();
         for a in 0..=n {
@@ -751,11 +949,12 @@ mod tests {
     }
 
     #[test]
-    fn slices_match_table_on_every_triple_to_300() {
+    fn slices_match_table_on_every_pair_to_300() {
+        // Every slice the method allows (a ≤ 126), every middle heap to 300.
         let n = 300u32;
         let t = PartnerTable::build(n, |_| true).unwrap();
-        let s = Slices::compute(n, n, |_, _| true).unwrap();
-        for x in 0..=n {
+        let s = Slices::compute(SLICES_MAX, n, |_, _| true).unwrap();
+        for x in 0..=SLICES_MAX {
             for y in x..=n {
                 let sp = s.partner(x, y).unwrap();
                 let sym = s.partner(y, x).unwrap();
@@ -800,8 +999,8 @@ mod tests {
     fn offsets_stay_within_a_plus_one() {
         let s = Slices::compute(12, 5000, |_, _| true).unwrap();
         for a in 0..=12u32 {
-            let wide: Vec<i16> = s.offsets(a).iter().map(|&d| d as i16).collect();
-            assert_eq!(s.offsets_i16(a), wide, "slice {a}");
+            let wide: Vec<i64> = (a..=5000).map(|b| s.partner(a, b).unwrap() as i64 - b as i64).collect();
+            assert_eq!(s.offsets(a), wide, "slice {a}");
             for (i, &d) in s.offsets(a).iter().enumerate() {
                 assert!(d.abs() <= a as i64 + 1, "slice {a}, middle heap {}: offset {d}", a as usize + i);
             }
@@ -814,6 +1013,98 @@ mod tests {
         for b in 0..=200u32 {
             assert_eq!(s.partner(0, b).unwrap() as u64, two_heap_mate(b as u64), "b = {b}");
         }
+    }
+
+    /// The laws of slices 0..=A of `s`, proved in order on the longest-tail candidates.
+    fn proved_laws(s: &Slices) -> Vec<Option<(Certificate, Law)>> {
+        let candidates: Vec<Option<(u64, u64)>> = (0..=s.a_max())
+            .map(|a| {
+                Periodicity::new(&s.offsets_i8(a), usize::MAX).longest_tail(20).map(|p| (p.period as u64, (p.start + a as usize) as u64))
+            })
+            .collect();
+        certify_slices(s, &candidates)
+    }
+
+    #[test]
+    fn certificates_predict_the_plain_recursion_beyond_their_range() {
+        // Certificates made on middle heaps up to 40 predict the partners of slices 0..=4
+        // up to 80; the plain recursion confirms every predicted triple is lost.
+        let s = Slices::compute(4, 40, |_, _| true).unwrap();
+        let proved = proved_laws(&s);
+        let laws: Vec<Law> = proved.iter().map(|p| p.expect("slices 0..=4 settle by 40").1).collect();
+        let periods: Vec<(u64, u64)> = laws.iter().map(|l| (l.period, l.start)).collect();
+        assert_eq!(periods, vec![(2, 1), (1, 3), (4, 9), (4, 10), (8, 10)]);
+        let mut r = Recursion::new();
+        for (a, law) in laws.iter().enumerate() {
+            for b in law.start..=80 {
+                let c = (b as i64 + law.predict(&s, a as u32, b).unwrap()) as u64;
+                assert!(r.is_loss(&[a as u64, b, c]), "slice {a}: predicted ({a}, {b}, {c}) is not lost");
+            }
+        }
+    }
+
+    #[test]
+    fn certificates_at_twenty_thousand_predict_every_offset_to_two_hundred_thousand() {
+        let small = Slices::compute(16, 20_000, |_, _| true).unwrap();
+        let large = Slices::compute(16, 200_000, |_, _| true).unwrap();
+        let proved = proved_laws(&small);
+        assert!(proved.iter().all(|p| p.is_some()), "slices 0..=16 are proved by 20,000");
+        for (a, p) in proved.iter().enumerate() {
+            let (cert, law) = p.unwrap();
+            assert!(cert.repeat % law.period == 0 && cert.repeat % cert.modulus == 0, "slice {a}");
+            let a = a as u32;
+            for b in law.start..=200_000u64 {
+                let got = large.partner(a, b as u32).unwrap() as i64 - b as i64;
+                assert_eq!(law.predict(&small, a, b), Some(got), "slice {a}, middle heap {b}");
+            }
+            // The start is the earliest: one heap before it the period fails.
+            if law.start > a as u64 {
+                let d = |b: u64| large.partner(a, b as u32).unwrap() as i64 - b as i64;
+                assert_ne!(d(law.start - 1), d(law.start - 1 + law.period), "slice {a} starts earlier");
+            }
+        }
+    }
+
+    #[test]
+    fn a_certificate_whose_premises_fail_is_refused() {
+        let s = Slices::compute(12, 3000, |_, _| true).unwrap();
+        let proved = proved_laws(&s);
+        let laws: Vec<Law> = proved.iter().map(|p| p.unwrap().1).collect();
+        let (good, _) = proved[10].unwrap();
+        assert!(good.holds(&s, &laws[..10]));
+        // Slice 10's state at 40 recurs at 200 (period 160) but the windows at 40 and 120
+        // differ, and 120 is a multiple of the modulus 80 but not a period.
+        assert_eq!((good.from, good.repeat, good.modulus), (40, 160, 80));
+        assert!(!Certificate { repeat: 80, ..good }.holds(&s, &laws[..10]));
+        assert!(!Certificate { repeat: 40, modulus: 40, ..good }.holds(&s, &laws[..10]), "a wrong modulus");
+        assert!(!Certificate { from: 21, ..good }.holds(&s, &laws[..10]), "a state taken before the slices below settle");
+        assert!(!Certificate { from: 3000, ..good }.holds(&s, &laws[..10]), "past the range");
+        assert!(!good.holds(&s, &laws[..9]), "without every slice below");
+        let mut wrong = laws[..10].to_vec();
+        wrong[9].period = 30;
+        assert!(!good.holds(&s, &wrong), "another period below");
+        let mut wrong = laws[..10].to_vec();
+        wrong[9].start = 30;
+        assert!(!good.holds(&s, &wrong), "another start below");
+        // Slice 0's state may not be taken at the empty board, where a ⊕ b is not excluded.
+        let (zero, _) = proved[0].unwrap();
+        assert_eq!(zero.settled_below, 1);
+        assert!(!Certificate { from: 0, settled_below: 0, ..zero }.holds(&s, &[]));
+        // A range too short for slice 11 to show its period (three periods of 160 from 336
+        // need 816) proves nothing from slice 11 on.
+        let short = Slices::compute(12, 560, |_, _| true).unwrap();
+        let proved = proved_laws(&short);
+        assert!(proved[..11].iter().all(|p| p.is_some()));
+        assert!(proved[11..].iter().all(|p| p.is_none()));
+    }
+
+    #[test]
+    fn phase_modulus_is_the_lcm_with_a_power_of_two_above_a() {
+        assert_eq!(phase_modulus(0, []), Some(1));
+        assert_eq!(phase_modulus(1, [2]), Some(2));
+        assert_eq!(phase_modulus(9, [2, 1, 4, 4, 8, 8, 8, 4, 8]), Some(16));
+        assert_eq!(phase_modulus(10, [2, 1, 4, 4, 8, 8, 8, 4, 8, 10]), Some(80));
+        assert_eq!(phase_modulus(3, [u64::MAX, u64::MAX - 1]), None);
     }
 
     #[test]
