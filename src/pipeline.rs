@@ -83,7 +83,7 @@ fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic])
         if sources.get(&d.file).is_none() {
             let path = root.join(&d.file);
             if path.is_file() {
-                if let Ok(b) = std::fs::read(&path) {
+                if let Ok(b) = crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
                     sources.add(d.file.clone(), String::from_utf8_lossy(&b).into_owned());
                 }
             }
@@ -624,7 +624,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
         // Files only rendering reads (references.yaml) still need their text for diagnostics.
         for x in &d {
             if loaded.sources.get(&x.file).is_none() {
-                if let Ok(t) = std::fs::read_to_string(opts.root.join(&x.file)) {
+                if let Ok(t) = crate::source::read_text(&opts.root.join(&x.file)) {
                     loaded.sources.add(x.file.clone(), t);
                 }
             }
