@@ -1,10 +1,16 @@
 //! Content-addressed census results under `.countersign-cache/`.
 //!
 //! Key = blake3(census name, canonical parameters, fingerprint of that census's own
-//! sources). Each entry is one JSON file `<key>.json` holding the name, the parameters and
-//! the result, written to a temporary file beside it and renamed into place, so a killed
-//! writer leaves either the old entry or none. An entry that does not parse, or whose name
-//! or parameters differ from the call's, is treated as missing: recomputed and replaced.
+//! sources). Each entry is one JSON file `<key>.json` holding the name, the parameters,
+//! the result and the blake3 hash of the result's JSON, written to a temporary file beside
+//! it and renamed into place, so a killed writer leaves either the old entry or none.
+//!
+//! Entries are verified on every read: an entry that does not parse, whose name,
+//! parameters or fingerprint differ from the call's, or whose result does not match its
+//! hash (edited by hand, damaged on disk) is [`Lookup::Bad`]: the caller recomputes it,
+//! replaces it, and reports it. The hash guards against damage and hand edits, not
+//! against someone who can write the cache and recompute the hash; the publishing workflow
+//! therefore recomputes every census on pushes to `main` (README, "Results cache").
 
 use std::path::{Path, PathBuf};
 
@@ -22,12 +28,31 @@ pub fn key(census: &str, params: &Value, fingerprint: &str) -> String {
     h.finalize().to_hex().to_string()
 }
 
+/// 64 hex digits: blake3 of `result` serialized as compact JSON (keys in stored order).
+fn result_hash(result: &Value) -> String {
+    blake3::hash(&serde_json::to_vec(result).unwrap_or_default()).to_hex().to_string()
+}
+
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Entry {
     census: String,
     params: Value,
     fingerprint: String,
+    result_hash: String,
     result: Value,
+}
+
+/// What the cache holds for a call.
+#[derive(Debug, PartialEq)]
+pub enum Lookup {
+    /// A verified result.
+    Hit(Value),
+    /// No entry (or no cache).
+    Miss,
+    /// An entry that cannot be trusted; the sentence says why ("its result does not match
+    /// its hash"). Recompute, and report it.
+    Bad(String),
 }
 
 /// A results cache in one folder (or none: every lookup misses, nothing is stored).
@@ -56,11 +81,35 @@ impl Cache {
         self.dir.as_ref().map(|d| d.join(format!("{key}.json")))
     }
 
-    /// The cached result for `key`, when present, readable and made by the same call.
+    /// The cached result for `key`, when present, readable, made by the same call and
+    /// matching its hash. Reads at most [`crate::source::TEXT_LIMIT`] × 16 bytes (a
+    /// larger entry is bad, not read).
+    pub fn lookup(&self, key: &str, census: &str, params: &Value, fingerprint: &str) -> Lookup {
+        let Some(path) = self.path(key) else { return Lookup::Miss };
+        let bytes = match crate::source::read_source(&path, crate::source::TEXT_LIMIT * 16) {
+            Ok(b) => b,
+            Err(crate::source::SourceError::NotFound) => return Lookup::Miss,
+            Err(e) => return Lookup::Bad(format!("it cannot be read: {e}")),
+        };
+        let e: Entry = match serde_json::from_slice(&bytes) {
+            Ok(e) => e,
+            Err(e) => return Lookup::Bad(format!("it is not a cache entry ({e})")),
+        };
+        if e.census != census || &e.params != params || e.fingerprint != fingerprint {
+            return Lookup::Bad("it was made by another call".into());
+        }
+        if result_hash(&e.result) != e.result_hash {
+            return Lookup::Bad("its result does not match its hash".into());
+        }
+        Lookup::Hit(e.result)
+    }
+
+    /// [`Cache::lookup`]'s result, when it is a hit.
     pub fn get(&self, key: &str, census: &str, params: &Value, fingerprint: &str) -> Option<Value> {
-        let bytes = std::fs::read(self.path(key)?).ok()?;
-        let e: Entry = serde_json::from_slice(&bytes).ok()?;
-        (e.census == census && &e.params == params && e.fingerprint == fingerprint).then_some(e.result)
+        match self.lookup(key, census, params, fingerprint) {
+            Lookup::Hit(v) => Some(v),
+            _ => None,
+        }
     }
 
     /// Store `result` under `key`. Errors are returned for the caller to report as a
@@ -68,7 +117,13 @@ impl Cache {
     pub fn put(&self, key: &str, census: &str, params: &Value, fingerprint: &str, result: &Value) -> std::io::Result<()> {
         let (Some(dir), Some(path)) = (self.dir.as_ref(), self.path(key)) else { return Ok(()) };
         std::fs::create_dir_all(dir)?;
-        let entry = Entry { census: census.into(), params: params.clone(), fingerprint: fingerprint.into(), result: result.clone() };
+        let entry = Entry {
+            census: census.into(),
+            params: params.clone(),
+            fingerprint: fingerprint.into(),
+            result_hash: result_hash(result),
+            result: result.clone(),
+        };
         let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
         let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
         std::fs::write(&tmp, bytes)?;
@@ -77,14 +132,26 @@ impl Cache {
         })
     }
 
-    /// Remove every entry (and the folder). Returns how many entries there were.
+    /// Remove every entry, and the folder. When the folder is a symbolic link, the link
+    /// and the folder it leads to stay, and only the entries in it (`*.json`, and the
+    /// temporary files of killed writers) are removed. Returns how many entries (`*.json`)
+    /// were removed.
     pub fn clean(&self) -> std::io::Result<usize> {
         let Some(dir) = &self.dir else { return Ok(0) };
         if !dir.exists() {
             return Ok(0);
         }
-        let n = std::fs::read_dir(dir)?.filter_map(Result::ok).filter(|e| e.path().extension().is_some_and(|x| x == "json")).count();
-        std::fs::remove_dir_all(dir)?;
+        let is_entry = |p: &Path| p.extension().is_some_and(|x| x == "json");
+        let files: Vec<PathBuf> = std::fs::read_dir(dir)?.filter_map(Result::ok).map(|e| e.path()).collect();
+        let n = files.iter().filter(|p| is_entry(p)).count();
+        if dir.symlink_metadata()?.file_type().is_symlink() {
+            let stray = |p: &Path| p.file_name().is_some_and(|f| f.to_string_lossy().starts_with('.')) && p.extension().is_some_and(|x| x == "tmp");
+            for p in files.iter().filter(|p| is_entry(p) || stray(p)) {
+                std::fs::remove_file(p)?;
+            }
+        } else {
+            std::fs::remove_dir_all(dir)?;
+        }
         Ok(n)
     }
 }

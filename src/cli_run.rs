@@ -32,7 +32,7 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
     let mut sources = Sources::new();
     sources.add(file, with.to_string());
     let fail = |d: Diagnostic, sources: &Sources| {
-        eprint!("{}", sources.render(&[d], color));
+        crate::console::err(&sources.render(&[d], color));
         ExitCode::from(1)
     };
     let Some(c) = census::lookup(name) else {
@@ -85,10 +85,10 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         Ok(Err(census::Cancelled)) => ExitCode::from(1),
         Ok(Ok(v)) => {
             if json {
-                println!("{}", serde_json::to_string(&v).unwrap_or_default());
+                crate::console::out(&format!("{}\n", serde_json::to_string(&v).unwrap_or_default()));
             } else {
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-                eprintln!("{name}: estimated cost {:.1e} steps; ran in {:.3}s", prepared.cost as f64, started.elapsed().as_secs_f64());
+                crate::console::out(&format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()));
+                crate::console::err(&format!("{name}: estimated cost {:.1e} steps; ran in {:.3}s\n", prepared.cost as f64, started.elapsed().as_secs_f64()));
             }
             ExitCode::SUCCESS
         }

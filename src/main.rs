@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use countersign::console::{err, out};
 use countersign::diag::{Diagnostic, Sources};
 use countersign::pipeline::{self, RunOptions};
 
@@ -110,7 +111,7 @@ fn color(cli: &Cli) -> bool {
 
 fn print_diags(sources: &Sources, diags: &[Diagnostic], color: bool) {
     if !diags.is_empty() {
-        eprint!("{}", sources.render(diags, color));
+        err(&sources.render(diags, color));
     }
 }
 
@@ -143,7 +144,7 @@ fn main() -> ExitCode {
     let color = color(&cli);
     if matches!(cli.command, Command::Build { .. } | Command::Check { .. } | Command::Watch { .. }) {
         if let Some(e) = root_problem(&cli.root) {
-            eprintln!("error: {e}");
+            err(&format!("error: {e}\n"));
             return ExitCode::from(1);
         }
     }
@@ -154,7 +155,19 @@ fn main() -> ExitCode {
             let write_to = match countersign::site::output::check_out(&cli.root, &out) {
                 Ok(p) => p,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    err(&format!("error: {e}\n"));
+                    return ExitCode::from(1);
+                }
+            };
+            // One build at a time writes beside the output folder; a second one waits here,
+            // before computing, so it finds the first one's results in the cache.
+            let lock = countersign::site::output::lock_output(&write_to, || {
+                err(&format!("waiting for another build writing beside {} to finish\n", out.display()))
+            });
+            let lock = match lock {
+                Ok(l) => l,
+                Err(e) => {
+                    err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
                     return ExitCode::from(1);
                 }
             };
@@ -164,18 +177,18 @@ fn main() -> ExitCode {
             );
             print_diags(&run.loaded.sources, &run.diags, color);
             if !run.ok() {
-                eprintln!("build failed: {}; the previous site was left as it was", summary_line(&run.diags));
+                err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&run.diags)));
                 return ExitCode::from(1);
             }
             let output = run.output.unwrap_or_default();
-            if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter) {
-                eprintln!("error: cannot write the site to {}: {e}", out.display());
+            if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock) {
+                err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
                 return ExitCode::from(1);
             }
             // Counted as `check` counts them: claims compared with a result (see `was_checked`).
             let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
-            eprintln!(
-                "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)",
+            err(&format!(
+                "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
                 count(run.loaded.essays.len(), "essay"),
                 count(claims, "claim"),
                 output.files.len(),
@@ -184,7 +197,7 @@ fn main() -> ExitCode {
                 run.stats.calls,
                 run.stats.ran,
                 run.stats.cached
-            );
+            ));
             ExitCode::SUCCESS
         }
         Command::Check { bless, strict, format, no_cache } => {
@@ -213,9 +226,9 @@ fn main() -> ExitCode {
                 match countersign::bless::apply(&cli.root, &edits) {
                     Ok(done) => {
                         for e in &done {
-                            println!("{}:{}\n- {}\n+ {}", e.file, e.line, e.old, e.new);
+                            out(&format!("{}:{}\n- {}\n+ {}\n", e.file, e.line, e.old, e.new));
                         }
-                        eprintln!("blessed {} stated value{}", done.len(), if done.len() == 1 { "" } else { "s" });
+                        err(&format!("blessed {} stated value{}\n", done.len(), if done.len() == 1 { "" } else { "s" }));
                     }
                     Err(d) => diags.extend(d),
                 }
@@ -223,12 +236,12 @@ fn main() -> ExitCode {
             let failed = diags.iter().any(Diagnostic::is_error);
             if *format == Format::Json {
                 let report = countersign::report::json(&run, &reports, &diags);
-                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                out(&format!("{}\n", serde_json::to_string_pretty(&report).unwrap_or_default()));
             } else {
                 print_diags(&run.loaded.sources, &diags, color);
                 let checked = reports.iter().filter(|r| r.was_checked()).count();
-                eprintln!(
-                    "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s",
+                err(&format!(
+                    "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s\n",
                     if failed { "FAILED" } else { "ok" },
                     count(run.loaded.essays.len(), "essay"),
                     count(checked, "claim"),
@@ -237,7 +250,7 @@ fn main() -> ExitCode {
                     run.stats.ran,
                     run.stats.cached,
                     started.elapsed().as_secs_f64()
-                );
+                ));
             }
             if failed {
                 ExitCode::from(1)
@@ -255,27 +268,27 @@ fn main() -> ExitCode {
         }),
         Command::New { name } => match countersign::scaffold::create(name) {
             Ok(files) => {
-                eprintln!("created {} ({}); now: cd {} && countersign build", name.display(), files.join(", "), name.display());
+                err(&format!("created {} ({}); now: cd {} && countersign build\n", name.display(), files.join(", "), name.display()));
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("error: {e}");
+                err(&format!("error: {e}\n"));
                 ExitCode::from(1)
             }
         },
         Command::List => {
-            print!("{}", countersign::cli_run::list());
+            out(&countersign::cli_run::list());
             ExitCode::SUCCESS
         }
         Command::Cache { action: CacheAction::Clean } => {
             let cache = countersign::cache::Cache::at(pipeline::cache_dir(&cli.root));
             match cache.clean() {
                 Ok(n) => {
-                    eprintln!("removed {n} cached result{}", if n == 1 { "" } else { "s" });
+                    err(&format!("removed {n} cached result{}\n", if n == 1 { "" } else { "s" }));
                     ExitCode::SUCCESS
                 }
                 Err(e) => {
-                    eprintln!("error: cannot clean the cache: {e}");
+                    err(&format!("error: cannot clean the cache: {e}\n"));
                     ExitCode::from(1)
                 }
             }

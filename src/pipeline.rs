@@ -83,7 +83,7 @@ fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic])
         if sources.get(&d.file).is_none() {
             let path = root.join(&d.file);
             if path.is_file() {
-                if let Ok(b) = std::fs::read(&path) {
+                if let Ok(b) = crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
                     sources.add(d.file.clone(), String::from_utf8_lossy(&b).into_owned());
                 }
             }
@@ -270,6 +270,23 @@ pub fn progress_allowed() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
+/// The verified cached result of `call`; a bad entry is a warning in `diags` (the call is
+/// then recomputed and the entry replaced).
+fn cache_hit(cache: &Cache, call: &Call, diags: &Mutex<Vec<Diagnostic>>) -> Option<Value> {
+    match cache.lookup(&call.key, call.census.name(), &call.prepared.params, &call.fingerprint) {
+        cache::Lookup::Hit(v) => Some(v),
+        cache::Lookup::Miss => None,
+        cache::Lookup::Bad(why) => {
+            let message = format!("the cached result of `{}` is not trusted: {why}; it is recomputed", call.census.name());
+            let note = format!("the entry: .countersign-cache/{}.json", call.key);
+            if let Ok(mut d) = diags.lock() {
+                d.push(Diagnostic::warning(".countersign-cache", 0..0, message).with_note(note));
+            }
+            None
+        }
+    }
+}
+
 /// Run every planned call not in memory or the cache, in parallel; store new results.
 pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let multi = indicatif::MultiProgress::new();
@@ -289,7 +306,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
             }
             let name = call.census.name();
-            if let Some(v) = opts.cache.get(&call.key, name, &call.prepared.params, &call.fingerprint) {
+            if let Some(v) = cache_hit(opts.cache, call, &diags) {
                 cached.fetch_add(1, Ordering::Relaxed);
                 let v = Arc::new(v);
                 if let Some(mem) = opts.memory {
@@ -624,7 +641,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
         // Files only rendering reads (references.yaml) still need their text for diagnostics.
         for x in &d {
             if loaded.sources.get(&x.file).is_none() {
-                if let Ok(t) = std::fs::read_to_string(opts.root.join(&x.file)) {
+                if let Ok(t) = crate::source::read_text(&opts.root.join(&x.file)) {
                     loaded.sources.add(x.file.clone(), t);
                 }
             }

@@ -48,7 +48,16 @@ fn estimated_moves(g: u32) -> f64 {
 pub struct SylverParams {
     /// Largest genus included, 1..=24. The census covers every numerical semigroup of
     /// genus 1..=`max_genus` (ℕ itself, genus 0, is not a position of the game).
+    #[serde(deserialize_with = "genus")]
     pub max_genus: u32,
+}
+
+/// A genus as written: any integer, `-0` included (YAML reads it as a signed zero, which
+/// serde's `u32` refused as "invalid type: integer `0`"); one out of `u32`'s range is
+/// refused with the accepted range, as [`SylverCensus`]'s validation would.
+fn genus<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let g = i128::deserialize(d)?;
+    u32::try_from(g).map_err(|_| serde::de::Error::custom(format!("max_genus must be 1..={CENSUS_MAX_GENUS}, got {g}")))
 }
 
 /// `sylver.census`: every numerical semigroup of genus 1..=g solved as a Sylver Coinage
@@ -993,6 +1002,15 @@ mod tests {
         let out = c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 5}\n").expect("valid").run(&Ctx::new()).expect("not cancelled");
         assert_eq!(out["positions"], 1 + 2 + 4 + 7 + 12);
         assert_eq!(out["move_test"]["struck_share_by_genus"]["3"]["num"], 5);
+        // `-0` is zero: out of range, said as such (not "invalid type: integer 0").
+        for (g, shown) in [("-0", "0"), ("-3", "-3"), ("99999999999", "99999999999")] {
+            let msg = match c.prepare(&format!("id: a\nrun: sylver.census\nwith: {{max_genus: {g}}}\n")) {
+                Err(crate::census::PrepareError::Limit(e)) => e.message,
+                Err(crate::census::PrepareError::Shape { message, .. }) => message,
+                Ok(_) => panic!("{g} accepted"),
+            };
+            assert!(msg.contains(&format!("max_genus must be 1..={CENSUS_MAX_GENUS}, got {shown}")), "{g}: {msg}");
+        }
         match c.prepare("id: a\nrun: sylver.census\nwith: {max_genus: 99}\n") {
             Err(crate::census::PrepareError::Limit(e)) => assert_eq!(e.path, vec!["max_genus".to_string()]),
             other => panic!("expected a limit error, got {other:?}"),

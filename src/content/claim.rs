@@ -207,6 +207,20 @@ pub fn parse_path(s: &str, base: usize) -> Result<(Path, usize), ClaimSyntaxErro
                     s[i..].find(']').map(|c| i + c).ok_or_else(|| err("unclosed `[`", i, "write an index as [3] or a slice as [0..4]"))?;
                 let inner = s[i + 1..close].trim();
                 let num = |t: &str| t.trim().parse::<usize>().ok();
+                // Digits past the largest index (or an inclusive end at it) are their own
+                // error, not "needs two integers" nor, wrapped round, "runs backwards".
+                let too_large = |t: &str| {
+                    t.trim().parse::<usize>().is_err_and(|e| *e.kind() == std::num::IntErrorKind::PosOverflow)
+                        || inner.contains("..=") && num(t) == Some(usize::MAX)
+                };
+                let parts: Vec<&str> = inner.splitn(2, "..").map(|t| t.trim_start_matches('=')).collect();
+                if let Some(t) = parts.iter().find(|t| too_large(t)) {
+                    return Err(err(
+                        &format!("a list index is out of range: {} is larger than any list", t.trim()),
+                        i + 1,
+                        "no list has that many elements; write an index below the list's length",
+                    ));
+                }
                 let step = if let Some((a, b)) = inner.split_once("..") {
                     let (inclusive, b) = match b.strip_prefix('=') {
                         Some(b) => (true, b),

@@ -357,7 +357,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
     }
     for path in files {
         let file = display(&path);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
             Ok(b) => b,
             Err(e) => {
                 diags.push(Diagnostic::error(file, 0..0, format!("cannot read: {e}")));

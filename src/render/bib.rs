@@ -64,9 +64,9 @@ pub struct Bibliography {
 /// The text of `root/references.yaml`; `None` when there is none. Errors: it exists and
 /// cannot be read (a diagnostic on the file).
 pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
-    match std::fs::read_to_string(root.join(FILE)) {
+    match crate::source::read_text(&root.join(FILE)) {
         Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(crate::source::SourceError::NotFound) => Ok(None),
         Err(e) => Err(Diagnostic::error(FILE, 0..0, format!("cannot read the bibliography: {e}"))),
     }
 }

@@ -103,7 +103,7 @@ pub fn template_sources(root: &Path) -> (Vec<(String, String)>, Vec<Diagnostic>)
                     if !rel.ends_with(".html") {
                         continue;
                     }
-                    match std::fs::read_to_string(e.path()) {
+                    match crate::source::read_text(e.path()) {
                         Ok(t) => {
                             list.retain(|(n, _)| *n != rel);
                             list.push((rel, t));
@@ -873,7 +873,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
             match e {
                 Ok(e) if e.file_type().is_file() => {
                     let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
-                    match std::fs::read(e.path()) {
+                    match crate::source::read_source(e.path(), crate::source::STATIC_LIMIT) {
                         Ok(b) => {
                             statics.insert(rel, b);
                         }

@@ -151,12 +151,12 @@ impl Config {
     /// unknown keys) are diagnostics at their line; the source is returned for rendering.
     pub fn load(root: &Path) -> Result<(Config, Option<String>), Box<LoadError>> {
         let path = root.join(FILE);
-        let text = match std::fs::read(&path) {
+        let text = match crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
             Ok(b) => match String::from_utf8(b) {
                 Ok(t) => t,
                 Err(_) => return Err(Box::new((Diagnostic::error(FILE, 0..0, "countersign.yaml is not UTF-8"), None))),
             },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Config::default(), None)),
+            Err(crate::source::SourceError::NotFound) => return Ok((Config::default(), None)),
             Err(e) => return Err(Box::new((Diagnostic::error(FILE, 0..0, format!("cannot read: {e}")), None))),
         };
         if text.trim().is_empty() {

@@ -6,6 +6,18 @@
 //! refuses the exchange), then removes the old one. A build that fails, or is killed at
 //! any point, leaves the previous output folder exactly as it was.
 //!
+//! Builds writing into one folder take turns: [`lock_output`] takes an exclusive lock on
+//! the folder that holds the output folder (an advisory `flock`, released when the
+//! process ends however it ends), and [`write_atomically`] requires it. So at most one
+//! build is writing there, and a temporary folder beside the output that a build finds
+//! while holding the lock belongs to a build that is no longer running: only then is it
+//! removed. A build never removes the temporary folder of a build still writing.
+//!
+//! For the fault tests, the environment variable `COUNTERSIGN_KILL_AT` set to one of
+//! [`FAULT_POINTS`] makes the process kill itself (SIGKILL) when the write reaches that
+//! point, and `COUNTERSIGN_HOLD_LOCK_UNTIL=PATH` makes a build that has taken the lock wait
+//! until `PATH` exists (so a test can start a second build while the first holds it).
+//!
 //! Only a folder countersign wrote is ever replaced: every build leaves the file
 //! [`MARKER`] at the top of its output, and an existing folder with files but no marker
 //! (a home folder, the site's own root, `/`) is refused, never exchanged and removed.
@@ -99,9 +111,87 @@ fn sibling(out: &Path, tag: &str) -> PathBuf {
     out.with_file_name(format!(".{name}.{tag}-{}", std::process::id()))
 }
 
-/// Remove leftovers of builds that were killed before their swap (`.public.tmp-*` and
-/// `.public.old-*` beside `out`).
-pub fn remove_leftovers(out: &Path) {
+/// The lock on an output folder's parent, held while a build writes there (see the module
+/// documentation). Dropping it, or the process ending, releases it.
+#[derive(Debug)]
+pub struct OutputLock {
+    _handle: std::fs::File,
+}
+
+/// The folder holding `out` (`.` for a bare name), created when missing.
+fn parent_of(out: &Path) -> io::Result<PathBuf> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if parent.metadata().is_ok_and(|m| !m.is_dir()) {
+        #[cfg(unix)]
+        let e = io::Error::from_raw_os_error(libc::ENOTDIR);
+        #[cfg(not(unix))]
+        let e = io::Error::other("not a folder");
+        return Err(io::Error::new(e.kind(), format!("{}: {e}", parent.display())));
+    }
+    std::fs::create_dir_all(&parent).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", parent.display())))?;
+    Ok(parent)
+}
+
+/// Take the lock on the folder that will hold `out`, creating that folder when missing.
+/// When another build holds it, `on_wait` is called once (to say so) and this waits until
+/// it is released. Errors: the parent cannot be created or opened (a file in the way).
+pub fn lock_output(out: &Path, on_wait: impl FnOnce()) -> io::Result<OutputLock> {
+    let parent = parent_of(out)?;
+    // A folder's handle can carry an advisory lock on Unix; elsewhere a lock file stands
+    // in for it (left in place: removing a lock file others may wait on is racy).
+    #[cfg(unix)]
+    let handle = std::fs::File::open(&parent);
+    #[cfg(not(unix))]
+    let handle = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(parent.join(".countersign-lock"));
+    let handle = handle.map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", parent.display())))?;
+    match handle.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            on_wait();
+            handle.lock()?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(e),
+    }
+    hold_for_tests();
+    Ok(OutputLock { _handle: handle })
+}
+
+/// The named points of a write at which `COUNTERSIGN_KILL_AT` kills the build, in order:
+/// the lock taken, leftovers removed, the temporary folder created, half the files
+/// written, all written, the marker written, the folders exchanged (the old site is then
+/// in the temporary folder, not yet removed).
+pub const FAULT_POINTS: [&str; 7] = ["locked", "cleaned", "created", "half-written", "written", "marked", "exchanged"];
+
+/// The test hook: kill this process, as `kill -9` would, when `COUNTERSIGN_KILL_AT` names
+/// `point`.
+fn fault_point(point: &str) {
+    debug_assert!(FAULT_POINTS.contains(&point));
+    if std::env::var_os("COUNTERSIGN_KILL_AT").is_some_and(|v| v == point) {
+        // SAFETY: sending a signal to our own process id has no memory-safety effect.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+    }
+}
+
+/// The test hook: wait (up to a minute) until the file `COUNTERSIGN_HOLD_LOCK_UNTIL` names
+/// exists.
+fn hold_for_tests() {
+    if let Some(path) = std::env::var_os("COUNTERSIGN_HOLD_LOCK_UNTIL") {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !Path::new(&path).exists() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// Remove leftovers of builds that were killed before they finished (`.public.tmp-*` and
+/// `.public.old-*` beside `out`). Only called with the lock held, when no other build
+/// is writing beside `out`, so every such folder belongs to a build that has ended.
+fn remove_leftovers(out: &Path, _lock: &OutputLock) {
     let Some(parent) = out.parent() else { return };
     let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
     let name = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -150,13 +240,8 @@ fn exchange(_: &Path, _: &Path) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic exchange"))
 }
 
-/// Write `output` to the folder `out`, replacing what is there in one step.
-///
-/// Errors: `out` is a file, or a folder with files but no [`MARKER`] (one countersign did
-/// not write: it is refused, not replaced), the parent of `out` is not writable, a file
-/// cannot be written (the error names it), or the swap fails; in every case `out` is left
-/// as it was and the temporary folder is removed.
-pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer) -> io::Result<()> {
+/// Refuse an output path that is a file, or a folder with files but no [`MARKER`].
+fn refuse_foreign(out: &Path) -> io::Result<()> {
     // An existing file (not a folder) at `out` would be exchanged for the site and then
     // left under a temporary name: refuse instead.
     if out.symlink_metadata().is_ok() && !out.is_dir() {
@@ -178,46 +263,74 @@ pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer) ->
             ));
         }
     }
-    remove_leftovers(out);
+    Ok(())
+}
+
+/// Write every file of `output`, then the marker, into the new folder `tmp`.
+fn fill(tmp: &Path, output: &Output, writer: &mut dyn Writer) -> io::Result<()> {
+    std::fs::create_dir_all(tmp).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", tmp.display())))?;
+    fault_point("created");
+    for (i, (rel, bytes)) in output.files.iter().enumerate() {
+        if i == output.files.len() / 2 {
+            fault_point("half-written");
+        }
+        // Every file goes inside the output folder: a name with `..`, a root or a
+        // prefix (from a hostile anchor or slug) is refused, never joined.
+        if rel.is_empty() || !Path::new(rel).components().all(|c| matches!(c, std::path::Component::Normal(_))) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("refusing to write {rel:?}: it is not a path inside the output folder"),
+            ));
+        }
+        let path = tmp.join(rel);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display())))?;
+        }
+        writer.write(&path, bytes).map_err(|e| io::Error::new(e.kind(), format!("cannot write {rel}: {e}")))?;
+    }
+    fault_point("written");
+    writer.write(&tmp.join(MARKER), MARKER_TEXT.as_bytes()).map_err(|e| io::Error::new(e.kind(), format!("cannot write {MARKER}: {e}")))?;
+    fault_point("marked");
+    Ok(())
+}
+
+/// Put the filled folder `tmp` at `out`: one exchange (the old site then in `tmp`,
+/// removed), or two renames where the file system cannot exchange; a plain rename when
+/// there is no `out` yet.
+fn swap(tmp: &Path, out: &Path) -> io::Result<()> {
+    if !out.exists() {
+        return std::fs::rename(tmp, out);
+    }
+    if exchange(tmp, out).is_err() {
+        let old = sibling(out, "old");
+        std::fs::rename(out, &old)?;
+        if let Err(e) = std::fs::rename(tmp, out) {
+            let _ = std::fs::rename(&old, out);
+            return Err(e);
+        }
+        let _ = std::fs::remove_dir_all(&old);
+        return Ok(());
+    }
+    // `tmp` now holds the previous output.
+    fault_point("exchanged");
+    let _ = std::fs::remove_dir_all(tmp);
+    Ok(())
+}
+
+/// Write `output` to the folder `out`, replacing what is there in one step. `lock` is
+/// [`lock_output`]'s for `out`, held for the whole write.
+///
+/// Errors: `out` is a file, or a folder with files but no [`MARKER`] (one countersign did
+/// not write: it is refused, not replaced), the parent of `out` is not writable, a file
+/// cannot be written (the error names it), or the swap fails; in every case `out` is left
+/// as it was and the temporary folder is removed.
+pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer, lock: &OutputLock) -> io::Result<()> {
+    fault_point("locked");
+    refuse_foreign(out)?;
+    remove_leftovers(out, lock);
+    fault_point("cleaned");
     let tmp = sibling(out, "tmp");
-    let result = (|| {
-        std::fs::create_dir_all(&tmp).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", tmp.display())))?;
-        for (rel, bytes) in &output.files {
-            // Every file goes inside the output folder: a name with `..`, a root or a
-            // prefix (from a hostile anchor or slug) is refused, never joined.
-            if rel.is_empty() || !Path::new(rel).components().all(|c| matches!(c, std::path::Component::Normal(_))) {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("refusing to write {rel:?}: it is not a path inside the output folder"),
-                ));
-            }
-            let path = tmp.join(rel);
-            if let Some(p) = path.parent() {
-                std::fs::create_dir_all(p).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display())))?;
-            }
-            writer.write(&path, bytes).map_err(|e| io::Error::new(e.kind(), format!("cannot write {rel}: {e}")))?;
-        }
-        writer
-            .write(&tmp.join(MARKER), MARKER_TEXT.as_bytes())
-            .map_err(|e| io::Error::new(e.kind(), format!("cannot write {MARKER}: {e}")))?;
-        if out.exists() {
-            if exchange(&tmp, out).is_err() {
-                let old = sibling(out, "old");
-                std::fs::rename(out, &old)?;
-                if let Err(e) = std::fs::rename(&tmp, out) {
-                    let _ = std::fs::rename(&old, out);
-                    return Err(e);
-                }
-                let _ = std::fs::remove_dir_all(&old);
-                return Ok(());
-            }
-            // `tmp` now holds the previous output.
-            let _ = std::fs::remove_dir_all(&tmp);
-            Ok(())
-        } else {
-            std::fs::rename(&tmp, out)
-        }
-    })();
+    let result = fill(&tmp, output, writer).and_then(|()| swap(&tmp, out));
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
@@ -227,6 +340,10 @@ pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn locked(out: &Path) -> OutputLock {
+        lock_output(out, || panic!("no other build holds the lock")).unwrap()
+    }
 
     struct FailOn(&'static str);
     impl Writer for FailOn {
@@ -245,16 +362,16 @@ mod tests {
         let mut a = Output::default();
         a.insert("index.html", "one");
         a.insert("x/index.html", "x");
-        write_atomically(&out, &a, &mut FsWriter).unwrap();
+        write_atomically(&out, &a, &mut FsWriter, &locked(&out)).unwrap();
         assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "one");
         let mut b = Output::default();
         b.insert("index.html", "two");
         b.insert("y/index.html", "y");
-        let err = write_atomically(&out, &b, &mut FailOn("y/index.html")).unwrap_err();
+        let err = write_atomically(&out, &b, &mut FailOn("y/index.html"), &locked(&out)).unwrap_err();
         assert!(err.to_string().contains("y/index.html"), "{err}");
         assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "one");
         assert!(out.join("x/index.html").exists());
-        write_atomically(&out, &b, &mut FsWriter).unwrap();
+        write_atomically(&out, &b, &mut FsWriter, &locked(&out)).unwrap();
         assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "two");
         assert!(!out.join("x").exists());
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
@@ -269,7 +386,7 @@ mod tests {
             let mut o = Output::default();
             o.insert("index.html", "one");
             o.insert(rel, "bad");
-            let err = write_atomically(&out, &o, &mut FsWriter).unwrap_err();
+            let err = write_atomically(&out, &o, &mut FsWriter, &locked(&out)).unwrap_err();
             assert!(err.to_string().contains("not a path inside the output folder"), "{rel}: {err}");
         }
         assert!(!d.path().join("escaped").exists() && !out.exists());
@@ -283,16 +400,16 @@ mod tests {
         std::fs::write(mine.join("notes.txt"), "keep").unwrap();
         let mut a = Output::default();
         a.insert("index.html", "one");
-        let err = write_atomically(&mine, &a, &mut FsWriter).unwrap_err();
+        let err = write_atomically(&mine, &a, &mut FsWriter, &locked(&mine)).unwrap_err();
         assert!(err.to_string().contains("did not write"), "{err}");
         assert_eq!(std::fs::read_to_string(mine.join("notes.txt")).unwrap(), "keep");
-        assert!(write_atomically(Path::new("/"), &a, &mut FsWriter).is_err());
+        assert!(write_atomically(Path::new("/"), &a, &mut FsWriter, &locked(&d.path().join("x"))).is_err());
         // An empty folder is taken, and marked; the marked folder is replaced next time.
         let empty = d.path().join("empty");
         std::fs::create_dir(&empty).unwrap();
-        write_atomically(&empty, &a, &mut FsWriter).unwrap();
+        write_atomically(&empty, &a, &mut FsWriter, &locked(&empty)).unwrap();
         assert!(empty.join(MARKER).is_file());
-        write_atomically(&empty, &a, &mut FsWriter).unwrap();
+        write_atomically(&empty, &a, &mut FsWriter, &locked(&empty)).unwrap();
         assert_eq!(std::fs::read_to_string(empty.join("index.html")).unwrap(), "one");
     }
 

@@ -1,0 +1,141 @@
+//! Reading one source file of a site: the configuration, the bibliography, an essay, a
+//! template or a static file. Every read goes through [`read_source`], which reads only a
+//! regular file (a FIFO would block the build forever, `/dev/zero` would be read until
+//! memory runs out) and only up to a size limit, so a hostile or mistaken file is a
+//! diagnostic, never a hang.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+/// The largest text source (countersign.yaml, references.yaml, an essay, a template):
+/// 16 MiB, some hundred times the longest essay.
+pub const TEXT_LIMIT: u64 = 16 << 20;
+
+/// The largest static file copied into the site: 256 MiB.
+pub const STATIC_LIMIT: u64 = 256 << 20;
+
+/// Why a source file was not read.
+#[derive(Debug)]
+pub enum SourceError {
+    /// There is no file at the path (nor a symbolic link that leads to one).
+    NotFound,
+    /// The path is a FIFO, a device, a socket or a folder: `kind` names it, in words.
+    NotRegular {
+        /// "a FIFO (named pipe)", "a character device", …
+        kind: &'static str,
+    },
+    /// The file has more than `limit` bytes.
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The file is not UTF-8 (from [`read_text`] only).
+    NotUtf8,
+    /// Any other error from the file system.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceError::NotFound => write!(f, "no such file"),
+            SourceError::NotRegular { kind } => write!(f, "it is {kind}, not a regular file; only regular files are read"),
+            SourceError::TooLarge { limit } => write!(f, "it is larger than the limit of {} MiB for a source file", limit >> 20),
+            SourceError::NotUtf8 => write!(f, "it is not UTF-8; save it as UTF-8"),
+            SourceError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else {
+        "not a file"
+    }
+}
+
+/// The bytes of the regular file at `path` (symbolic links followed), at most `limit`
+/// bytes long.
+///
+/// The file is opened without blocking (a FIFO with no writer would otherwise block the
+/// open) and checked on the open handle, so a file swapped for a FIFO between a check and
+/// the read is still refused. Reads at most `limit + 1` bytes whatever the file claims
+/// its length is. Errors: see [`SourceError`].
+pub fn read_source(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => SourceError::NotFound,
+        _ => SourceError::Io(e),
+    })?;
+    let meta = file.metadata().map_err(SourceError::Io)?;
+    if !meta.is_file() {
+        return Err(SourceError::NotRegular { kind: kind_of(meta.file_type()) });
+    }
+    if meta.len() > limit {
+        return Err(SourceError::TooLarge { limit });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(SourceError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(SourceError::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+/// [`read_source`] with [`TEXT_LIMIT`], as text. Errors: as [`read_source`], and
+/// [`SourceError::NotUtf8`].
+pub fn read_text(path: &Path) -> Result<String, SourceError> {
+    String::from_utf8(read_source(path, TEXT_LIMIT)?).map_err(|_| SourceError::NotUtf8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_are_read_and_everything_else_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("a.md");
+        std::fs::write(&f, "hello").unwrap();
+        assert_eq!(read_source(&f, 5).unwrap(), b"hello");
+        assert!(matches!(read_source(&f, 4), Err(SourceError::TooLarge { limit: 4 })));
+        assert!(matches!(read_source(&d.path().join("none"), 9), Err(SourceError::NotFound)));
+        assert!(matches!(read_source(d.path(), 9), Err(SourceError::NotRegular { kind: "a folder" })));
+        #[cfg(unix)]
+        {
+            let link = d.path().join("zero");
+            std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+            let e = read_source(&link, TEXT_LIMIT).unwrap_err();
+            assert_eq!(e.to_string(), "it is a character device, not a regular file; only regular files are read");
+            let fifo = d.path().join("fifo");
+            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            assert!(matches!(read_source(&fifo, TEXT_LIMIT), Err(SourceError::NotRegular { kind: "a FIFO (named pipe)" })));
+        }
+    }
+}
