@@ -58,7 +58,7 @@
 
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -163,8 +163,8 @@ impl Access {
             None => return Some("the request names no host\n".into()),
             Some(h) if !self.allows_host(h) => {
                 return Some(format!(
-                    "this dev server does not answer for the host {h:?}; open it as localhost or by its address, or pass --allow-host NAME\n"
-                ))
+                "this dev server does not answer for the host {h:?}; open it as localhost or by its address, or pass --allow-host NAME\n"
+            ))
             }
             Some(_) => {}
         }
@@ -258,6 +258,7 @@ impl Listening {
             access,
             limits,
             connections: Arc::new(Semaphore::new(limits.connections)),
+            open: AtomicUsize::new(0),
             listeners: Arc::new(Semaphore::new(limits.listeners)),
             refused: AtomicU64::new(0),
         });
@@ -276,8 +277,10 @@ struct Server {
     state: Arc<State>,
     access: Access,
     limits: Limits,
-    /// One permit per open connection.
+    /// One permit per open connection (and one for the connection being accepted).
     connections: Arc<Semaphore>,
+    /// Connections open now.
+    open: AtomicUsize,
     /// One permit per open reload channel.
     listeners: Arc<Semaphore>,
     /// Reload channels refused with 503 (their cap reached).
@@ -286,7 +289,7 @@ struct Server {
 
 impl Server {
     fn open_connections(&self) -> usize {
-        self.limits.connections - self.connections.available_permits()
+        self.open.load(Ordering::SeqCst)
     }
 
     fn open_listeners(&self) -> usize {
@@ -315,8 +318,11 @@ async fn accept(listener: tokio::net::TcpListener, server: Arc<Server>) {
         let mut stream = tokio_io_timeout::TimeoutStream::new(stream);
         stream.set_write_timeout(Some(WRITE_TIMEOUT));
         let connection = http.serve_connection(TokioIo::new(Box::pin(stream)), TowerToHyperService::new(app.clone()));
+        server.open.fetch_add(1, Ordering::SeqCst);
+        let served = server.clone();
         tokio::spawn(async move {
             let _ = connection.await;
+            served.open.fetch_sub(1, Ordering::SeqCst);
             drop(permit);
         });
     }
@@ -431,7 +437,8 @@ async fn site_file(Shared(server): Shared<Arc<Server>>, method: Method, uri: Uri
 fn file_response(status: StatusCode, key: &str, snap: &Snapshot) -> Response {
     let bytes = &snap.files.files[key];
     let ct = content_type(key);
-    let body = if ct.starts_with("text/html") { Body::from(decorate(&String::from_utf8_lossy(bytes), snap)) } else { Body::from(bytes.clone()) };
+    let body =
+        if ct.starts_with("text/html") { Body::from(decorate(&String::from_utf8_lossy(bytes), snap)) } else { Body::from(bytes.clone()) };
     (status, [(header::CONTENT_TYPE, ct)], body).into_response()
 }
 
