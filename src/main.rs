@@ -85,6 +85,11 @@ enum Command {
         /// Open the site in the default browser once it is built.
         #[arg(long)]
         open: bool,
+        /// Also answer requests for this host name (repeatable); only the bound address and
+        /// localhost are answered otherwise, so that no web page can rebind its own name to
+        /// this server and read the drafts.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_host: Vec<String>,
     },
     /// Create a new site in the folder NAME (config, one essay with a census and claims).
     New {
@@ -259,12 +264,13 @@ fn main() -> ExitCode {
             }
         }
         Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
-        Command::Watch { port, interface, open } => countersign::watch::main(&countersign::watch::Options {
+        Command::Watch { port, interface, open, allow_host } => countersign::watch::main(&countersign::watch::Options {
             root: cli.root.clone(),
             interface: *interface,
             port: *port,
             open: *open,
             color,
+            allowed_hosts: allow_host.clone(),
         }),
         Command::New { name } => match countersign::scaffold::create(name) {
             Ok(files) => {

@@ -247,7 +247,7 @@ fn ipv6_serves_and_streams_reload_events() {
     // The reload channel: the current generation on connecting, then the next one.
     let mut ev = TcpStream::connect(&s.addr).unwrap();
     ev.set_read_timeout(Some(TIMEOUT)).unwrap();
-    write!(ev, "GET /__countersign/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(ev, "GET /__countersign/events HTTP/1.1\r\nHost: {}\r\n\r\n", s.addr).unwrap();
     let mut reader = BufReader::new(ev);
     let mut seen = Vec::new();
     let mut edited = false;
@@ -326,4 +326,50 @@ fn a_file_briefly_missing_mid_save_is_waited_for() {
     let st = s.status();
     assert_eq!(st["generation"], g + 1, "a build ran while the essay was missing: {st}");
     assert_eq!(st["ok"], true, "{st}");
+}
+
+/// Send `head` (a whole request head, its own `Host` included) on a new connection:
+/// (status code, the whole answer).
+fn ask(addr: &str, head: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(TIMEOUT)).unwrap();
+    s.write_all(head.as_bytes()).unwrap();
+    let mut answer = String::new();
+    BufReader::new(s).read_line(&mut answer).unwrap();
+    let code = answer.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (code, answer)
+}
+
+#[test]
+fn a_rebound_host_or_a_foreign_origin_is_refused() {
+    let s = start_with(site(), "127.0.0.1", &["--allow-host", "essays.test"]);
+    let port = s.addr.rsplit(':').next().unwrap().to_string();
+    // A page whose name was rebound to 127.0.0.1 asks with its own name as the host.
+    for path in ["/small/", "/__countersign/status", "/__countersign/events", "/no-such-page/"] {
+        let (code, answer) = ask(&s.addr, &format!("GET {path} HTTP/1.1\r\nHost: attacker.example:{port}\r\nConnection: close\r\n\r\n"));
+        assert_eq!(code, 403, "GET {path} for a foreign host: {answer}");
+    }
+    // The bound address, localhost and the name given with --allow-host are answered.
+    for host in [s.addr.clone(), format!("localhost:{port}"), format!("essays.test:{port}")] {
+        let (code, answer) = ask(&s.addr, &format!("GET /small/ HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
+        assert_eq!(code, 200, "GET /small/ for {host}: {answer}");
+    }
+    // The reload channel answers only pages of this server.
+    let events = |origin: &str| {
+        ask(&s.addr, &format!("GET /__countersign/events HTTP/1.1\r\nHost: {}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n", s.addr))
+    };
+    assert_eq!(events("http://attacker.example").0, 403);
+    assert_eq!(events("null").0, 403);
+    assert_eq!(events(&format!("http://{}", s.addr)).0, 200);
+}
+
+#[test]
+fn a_missing_page_is_the_sites_own_404_page() {
+    let s = start();
+    let (code, head, body) = s.get("/no-such-page/");
+    assert_eq!(code, 404, "{body}");
+    assert!(head.contains("content-type: text/html"), "{head}");
+    assert!(body.contains("<h1>No page here</h1>"), "not the site's 404.html:\n{body}");
+    assert!(body.contains("countersign-reload"), "the 404 page does not reload:\n{body}");
+    assert_eq!(s.get("/small/missing.css").0, 404);
 }

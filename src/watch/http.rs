@@ -1,64 +1,79 @@
-//! A small HTTP/1.1 server on `std::net` for watch mode: a thread per connection (in two capped pools, see below), one
-//! request per connection (`Connection: close`), GET and HEAD only.
+//! Watch mode's HTTP server: [axum] routes over [hyper]'s HTTP/1.1, on a current-thread
+//! tokio runtime in a thread of its own (the build worker stays a plain thread). GET and
+//! HEAD only; connections may be kept alive.
 //!
 //! Routes:
 //! - `/__countersign/generation` — the number of finished builds, as text;
 //! - `/__countersign/status` — the last build as JSON (generation, ok, errors, warnings,
 //!   essays, census counts, milliseconds, builds cancelled), whether a build is running
 //!   (past planning), the number of pages listening, and the server's connection counts
-//!   and limits (`connections`: `requests`, `listeners`, `refused`, `max_requests`,
-//!   `max_listeners`);
+//!   and limits (`connections`: `requests` (open connections that are not reload
+//!   channels), `listeners`, `refused`, `max_connections`, `max_listeners`);
 //! - `/__countersign/events` — server-sent events: the current generation on connecting,
-//!   then each new one once its snapshot is in place (a comment every 15 s keeps the
-//!   connection alive);
+//!   then each new one once its snapshot is in place (a comment every [`KEEPALIVE`]);
 //! - anything else — a file of the current snapshot: `/` and `/slug/` map to
-//!   `index.html` and `slug/index.html`; `/slug` redirects to `/slug/`. Paths with `..`
-//!   or `.` segments (plain or percent-encoded), backslashes, NUL bytes or an absolute
-//!   path after the leading `/` are refused with 400.
+//!   `index.html` and `slug/index.html`; `/slug` redirects to `/slug/`; a missing file
+//!   answers the site's own `404.html` with status 404 (503 and a "building" page before
+//!   the first build). Paths with `..` or `.` segments (plain or percent-encoded),
+//!   backslashes, NUL bytes or an absolute path after the leading `/` are refused with 400.
 //!
 //! Every HTML response gets the reload script, and the error overlay while the latest build
 //! has errors (see [`super::inject`]). Nothing is cached by the browser (`no-store`).
 //!
+//! # Who is answered
+//!
+//! A page the author visits could rebind its own name to 127.0.0.1 and read unpublished
+//! drafts through the browser (DNS rebinding). So a request is answered only when its
+//! `Host` names the bound address, `localhost` (or a name under `.localhost`), or a name
+//! given with `--allow-host` ([`Access`]); when the server listens on every interface
+//! (`0.0.0.0` or `::`), any IP address is accepted as well (an address cannot be rebound).
+//! A request carrying an `Origin` (a browser's cross-origin request, and the reload channel
+//! from a foreign page) must name an accepted host too. Anything else gets 403.
+//!
 //! # Limits under load
 //!
-//! Connections live in two pools, each with its own cap, so that no number of idle or slow
-//! clients can take the reload channels away, and none can make the server use every
-//! file descriptor (the builder needs some to read the sources and the cache):
-//! - **requests**: a connection from accept until its answer is written. At most
-//!   [`MAX_REQUESTS`] at once; the request head (request line and headers, at most
-//!   [`HEAD_MAX`] bytes) must arrive within [`HEAD_TIMEOUT`] in all (a deadline, not a
-//!   per-read timeout, so a client dripping a byte at a time is closed too): a silent
-//!   connection is then closed, a half-sent head gets 408. An answer must be written
-//!   within [`WRITE_TIMEOUT`]. A connection accepted while the pool is full gets
-//!   `503 Service Unavailable` with `Retry-After: 1` from the accepting thread, which
-//!   never waits on a client (one more thread keeps up to 64 refused sockets open for a
-//!   second, so that closing them does not reset the connection under the answer).
-//!   So a pool filled with silent connections (a runaway client) turns new page loads
-//!   away for at most [`HEAD_TIMEOUT`], while open reload channels and builds carry on.
-//! - **listeners**: the reload channels (`/__countersign/events`), which leave the request
-//!   pool once their head is read. At most [`MAX_LISTENERS`] (beyond: 503; the reload
-//!   script opens the channel again a second later). Each listener checks once a second
-//!   whether its page has gone, so closed pages free their slot promptly, and gives up
-//!   on a page that does not take an event within [`WRITE_TIMEOUT`].
+//! Resources are bounded with the libraries' own means, not with threads of our own:
+//! - **connections**: at most [`Limits::connections`] open at once (a semaphore taken
+//!   before `accept`; beyond it, connections wait in the kernel's queue of [`BACKLOG`]).
+//!   Connections cost a task and a socket each, not a thread, so the cap is large: a few
+//!   hundred slow or silent clients leave plenty of room for page loads.
+//! - **request heads**: hyper's `header_read_timeout` closes a connection whose request
+//!   head has not arrived in full within [`HEAD_TIMEOUT`] (a deadline for the whole head,
+//!   so a client dripping a byte at a time is closed too; idle kept-alive connections
+//!   likewise); a head over [`HEAD_MAX`] bytes gets 431.
+//! - **answers**: a write to a client that does not read fails after [`WRITE_TIMEOUT`]
+//!   (`tokio-io-timeout`), closing the connection.
+//! - **reload channels**: at most [`Limits::listeners`] (beyond: 503 with `Retry-After: 1`;
+//!   the reload script opens the channel again a second later). A page that closes is
+//!   noticed at once (hyper watches for the end of the connection) and frees its place.
 //!
-//! Both caps shrink when the process's descriptor limit is low: at start the soft
-//! `RLIMIT_NOFILE` is raised towards what the caps need (never above the hard limit), and
-//! each pool gets at most half of what the limit leaves after [`FD_RESERVE`] descriptors
-//! for the build. Failing `accept` calls (descriptors exhausted) back off for 10 ms
-//! instead of spinning. The kernel queues up to [`BACKLOG`] connections not yet accepted.
+//! Both caps follow the process's descriptor limit: at start the soft `RLIMIT_NOFILE` is
+//! raised towards what the caps need (never above the hard limit), and the caps are cut to
+//! what the limit leaves after [`FD_RESERVE`] descriptors for the build. Failing `accept`
+//! calls back off for 10 ms instead of spinning.
 //!
-//! A build never waits on a connection: handlers take the snapshot's lock only to clone
-//! its `Arc` (and wait on its condition variable, which releases the lock), and write to
-//! sockets holding no lock, so a publish is never delayed by a slow client.
+//! A build never waits on a connection: the snapshot lives in a `tokio::sync::watch`
+//! channel ([`State`]); handlers clone its `Arc` and let go, and a reload channel is woken
+//! by the channel after the new snapshot is in place.
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use axum::body::Body;
+use axum::extract::{Request, State as Shared};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use serde_json::json;
+use tokio::sync::Semaphore;
 
 use super::inject;
 use super::{Snapshot, State};
@@ -67,295 +82,381 @@ use super::{Snapshot, State};
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest request head read (request line and headers, in bytes); larger gets 431.
 pub const HEAD_MAX: usize = 16 * 1024;
-/// The time an answer (or one reload event) has to be written before the connection is dropped.
+/// The longest a write to a client may wait before the connection is dropped.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
-/// At most this many connections reading a request or being answered at once.
-pub const MAX_REQUESTS: usize = 512;
+/// At most this many connections open at once (before the descriptor limit cuts it).
+pub const MAX_CONNECTIONS: usize = 2048;
 /// At most this many reload channels (`/__countersign/events`) at once.
 pub const MAX_LISTENERS: usize = 512;
-/// File descriptors left to the build when the connection caps are derived from the limit.
+/// File descriptors left to the build when the caps are derived from the limit.
 pub const FD_RESERVE: u64 = 256;
 /// How often a reload channel sends a comment to keep the connection alive.
-const KEEPALIVE: Duration = Duration::from_secs(15);
-/// How often a reload channel checks whether its page has gone.
-const LIVENESS: Duration = Duration::from_secs(1);
-/// Stack size of a connection's thread (handlers use little stack: heap strings only).
-const STACK: usize = 256 * 1024;
+pub const KEEPALIVE: Duration = Duration::from_secs(15);
+/// Connections the kernel queues for `accept` (it may cap this at `net.core.somaxconn`).
+pub const BACKLOG: u32 = 1024;
 
-/// Connections the kernel queues for `accept` (std's `bind` asks for 128; a burst of a few
-/// hundred connections then overflows the queue while the accepting thread starts threads,
-/// and each connection dropped there waits a second for its SYN to be sent again).
-pub const BACKLOG: i32 = 1024;
-
-/// Listen on `addr`, with a queue of [`BACKLOG`] connections (the kernel may cap it at
-/// `net.core.somaxconn`). The error says in words what went wrong, naming the port.
-pub fn bind(addr: SocketAddr) -> Result<TcpListener, String> {
-    let listener = TcpListener::bind(addr).map_err(|e| bind_error(addr, e))?;
-    // SAFETY: listen(2) again on a listening socket we own only changes its queue length.
-    #[cfg(unix)]
-    unsafe {
-        use std::os::fd::AsRawFd;
-        libc::listen(listener.as_raw_fd(), BACKLOG);
-    }
-    Ok(listener)
+/// The caps on connections (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Open connections of any kind, reload channels included.
+    pub connections: usize,
+    /// Reload channels.
+    pub listeners: usize,
 }
 
-fn bind_error(addr: SocketAddr, e: io::Error) -> String {
+impl Limits {
+    /// The caps for a process allowed `nofile` open descriptors: [`MAX_CONNECTIONS`] cut to
+    /// what `nofile` leaves after [`FD_RESERVE`], and [`MAX_LISTENERS`] cut to half of that
+    /// (at least 16 and 8, however low the limit).
+    pub fn for_descriptors(nofile: u64) -> Limits {
+        let left = usize::try_from(nofile.saturating_sub(FD_RESERVE)).unwrap_or(usize::MAX).max(16);
+        let connections = MAX_CONNECTIONS.min(left);
+        Limits { connections, listeners: MAX_LISTENERS.min(connections / 2) }
+    }
+}
+
+/// Raise the soft descriptor limit towards what the full caps need (never above the hard
+/// limit, never lowering it); returns the soft limit then in force.
+fn raise_descriptor_limit() -> u64 {
+    let want = MAX_CONNECTIONS as u64 + FD_RESERVE;
+    rlimit::increase_nofile_limit(want).unwrap_or(1024)
+}
+
+/// The hosts a request may name (in `Host`, and in `Origin` when it has one): the bound
+/// address, `localhost` and names under `.localhost`, and the names given with
+/// `--allow-host`; any IP address when the server listens on every interface.
+#[derive(Clone, Debug)]
+pub struct Access {
+    bound: IpAddr,
+    names: Vec<String>,
+}
+
+impl Access {
+    /// The hosts accepted by a server bound to `bound`, plus `names` (any case; a port or a
+    /// final dot is ignored).
+    pub fn new(bound: IpAddr, names: &[String]) -> Access {
+        Access { bound, names: names.iter().map(|n| normal_name(n)).collect() }
+    }
+
+    /// Whether `host` (a `Host` header: a name or address with an optional port, IPv6 in
+    /// brackets) is one this server answers.
+    pub fn allows_host(&self, host: &str) -> bool {
+        let name = normal_name(host);
+        if let Ok(ip) = name.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
+            return ip == self.bound || self.bound.is_unspecified();
+        }
+        name == "localhost" || name.ends_with(".localhost") || self.names.contains(&name)
+    }
+
+    /// Whether `origin` (an `Origin` header, `scheme://host[:port]`) names an accepted host
+    /// over HTTP (`null` and other schemes are refused).
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        origin.strip_prefix("http://").is_some_and(|host| !host.contains('/') && self.allows_host(host))
+    }
+
+    /// Why `req` is refused, if it is: a missing or foreign `Host`, or a foreign `Origin`.
+    fn refusal(&self, req: &Request) -> Option<String> {
+        let header_text = |name| req.headers().get(name).map(|v: &HeaderValue| v.to_str().unwrap_or("\u{fffd}"));
+        // An absolute-form target (`GET http://host/ …`) names its host itself.
+        let host = req.uri().authority().map(|a| a.as_str()).or_else(|| header_text(header::HOST));
+        match host {
+            None => return Some("the request names no host\n".into()),
+            Some(h) if !self.allows_host(h) => {
+                return Some(format!(
+                "this dev server does not answer for the host {h:?}; open it as localhost or by its address, or pass --allow-host NAME\n"
+            ))
+            }
+            Some(_) => {}
+        }
+        match header_text(header::ORIGIN) {
+            Some(o) if !self.allows_origin(o) => Some(format!("requests from the page at {o:?} are not answered\n")),
+            _ => None,
+        }
+    }
+}
+
+/// `host` lower-cased, without its port and final dot (`[::1]:80` → `[::1]`).
+fn normal_name(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    let bare = if host.starts_with('[') {
+        host.split_inclusive(']').next().unwrap_or(&host).to_string()
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => name.to_string(),
+            _ => host.clone(),
+        }
+    };
+    bare.trim_end_matches('.').to_string()
+}
+
+/// A bound listening socket and the runtime that will serve it ([`Listening::spawn`]).
+pub struct Listening {
+    runtime: tokio::runtime::Runtime,
+    listener: tokio::net::TcpListener,
+}
+
+/// Listen on `addr`, with a queue of [`BACKLOG`] connections. The error says in words
+/// what went wrong, naming the port.
+pub fn bind(addr: SocketAddr) -> Result<Listening, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .thread_name("countersign-http")
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    let listener = {
+        let _in_runtime = runtime.enter();
+        listen(addr).map_err(|e| bind_error(addr, e))?
+    };
+    Ok(Listening { runtime, listener })
+}
+
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // As std's `bind` does on Unix: a port whose last server has just stopped can be reused.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+fn bind_error(addr: SocketAddr, e: std::io::Error) -> String {
+    use std::io::ErrorKind;
     match e.kind() {
-        io::ErrorKind::AddrInUse => format!(
+        ErrorKind::AddrInUse => format!(
             "port {} on {} is already in use (another `countersign watch`?); choose another with --port, or --port 0 for any free one",
             addr.port(),
             addr.ip()
         ),
-        io::ErrorKind::AddrNotAvailable => format!(
+        ErrorKind::AddrNotAvailable => format!(
             "cannot listen on {} port {}: no interface of this machine has that address (try --interface 127.0.0.1 or ::1)",
             addr.ip(),
             addr.port()
         ),
-        io::ErrorKind::PermissionDenied => {
+        ErrorKind::PermissionDenied => {
             format!("cannot listen on port {} of {}: permission denied (ports below 1024 need privileges)", addr.port(), addr.ip())
         }
         _ => format!("cannot listen on {} port {}: {e}", addr.ip(), addr.port()),
     }
 }
 
-/// The caps of the two connection pools (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// Connections reading a request or being answered.
-    pub requests: usize,
-    /// Reload channels.
-    pub listeners: usize,
-}
+impl Listening {
+    /// The address listened on (with the port chosen when 0 was asked for).
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
 
-impl Limits {
-    /// The caps for a process allowed `nofile` open descriptors: [`MAX_REQUESTS`] and
-    /// [`MAX_LISTENERS`], each cut to half of what `nofile` leaves after [`FD_RESERVE`]
-    /// (at least 8 each, however low the limit).
-    pub fn for_descriptors(nofile: u64) -> Limits {
-        let half = usize::try_from(nofile.saturating_sub(FD_RESERVE) / 2).unwrap_or(usize::MAX).max(8);
-        Limits { requests: MAX_REQUESTS.min(half), listeners: MAX_LISTENERS.min(half) }
+    /// Serve `state` in a background thread, answering the hosts of `access`, within the
+    /// caps the descriptor limit allows (see the module docs).
+    pub fn spawn(self, state: Arc<State>, access: Access) {
+        self.spawn_with(state, access, Limits::for_descriptors(raise_descriptor_limit()));
+    }
+
+    fn spawn_with(self, state: Arc<State>, access: Access, limits: Limits) -> Arc<Server> {
+        let server = Arc::new(Server {
+            state,
+            access,
+            limits,
+            connections: Arc::new(Semaphore::new(limits.connections)),
+            open: AtomicUsize::new(0),
+            listeners: Arc::new(Semaphore::new(limits.listeners)),
+            refused: AtomicU64::new(0),
+        });
+        let serving = server.clone();
+        let Listening { runtime, listener } = self;
+        std::thread::Builder::new()
+            .name("countersign-http".into())
+            .spawn(move || runtime.block_on(accept(listener, serving)))
+            .expect("cannot start the server's thread");
+        server
     }
 }
 
-/// Raise the soft descriptor limit towards what the full caps need (never above the hard
-/// limit, never lowering it); returns the soft limit then in force.
-#[cfg(unix)]
-fn raise_descriptor_limit() -> u64 {
-    let want = (MAX_REQUESTS + MAX_LISTENERS) as u64 + FD_RESERVE;
-    // SAFETY: getrlimit/setrlimit on a struct we own.
-    unsafe {
-        let mut lim: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-            return 1024;
-        }
-        let soft = lim.rlim_cur as u64;
-        if soft < want {
-            let raised = want.min(lim.rlim_max as u64);
-            if raised > soft {
-                let new = libc::rlimit { rlim_cur: raised as libc::rlim_t, rlim_max: lim.rlim_max };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &new) == 0 {
-                    return raised;
-                }
-            }
-        }
-        soft
-    }
-}
-
-#[cfg(not(unix))]
-fn raise_descriptor_limit() -> u64 {
-    (MAX_REQUESTS + MAX_LISTENERS) as u64 + FD_RESERVE
-}
-
-/// The server's shared state: the site's [`State`], the caps and the connection counts.
+/// The server's shared state: the site's [`State`], who is answered, the caps and counts.
 struct Server {
     state: Arc<State>,
+    access: Access,
     limits: Limits,
-    /// Connections in the request pool now.
-    requests: AtomicUsize,
-    /// Connections refused with 503 (either pool full, or no thread could be started).
+    /// One permit per open connection (and one for the connection being accepted).
+    connections: Arc<Semaphore>,
+    /// Connections open now.
+    open: AtomicUsize,
+    /// One permit per open reload channel.
+    listeners: Arc<Semaphore>,
+    /// Reload channels refused with 503 (their cap reached).
     refused: AtomicU64,
 }
 
-/// A place in the request pool, given back when dropped.
-struct RequestSlot(Arc<Server>);
+impl Server {
+    fn open_connections(&self) -> usize {
+        self.open.load(Ordering::SeqCst)
+    }
 
-impl Drop for RequestSlot {
-    fn drop(&mut self) {
-        self.0.requests.fetch_sub(1, Ordering::SeqCst);
+    fn open_listeners(&self) -> usize {
+        self.limits.listeners - self.listeners.available_permits()
     }
 }
 
-/// Accept connections on `listener` in a background thread, each handled in its own,
-/// within the limits of the module docs.
-pub fn spawn(listener: TcpListener, state: Arc<State>) {
-    spawn_with(listener, state, Limits::for_descriptors(raise_descriptor_limit()));
-}
-
-fn spawn_with(listener: TcpListener, state: Arc<State>, limits: Limits) -> Arc<Server> {
-    let server = Arc::new(Server { state, limits, requests: AtomicUsize::new(0), refused: AtomicU64::new(0) });
-    let accepting = server.clone();
-    let (closer, refused) = sync_channel(LINGER_MAX / 2);
-    std::thread::spawn(move || linger(refused));
-    std::thread::spawn(move || loop {
-        match listener.accept() {
-            Ok((stream, _)) => admit(stream, &accepting, &closer),
+/// Accept connections for ever, each served by hyper in a task of its own while it holds
+/// one of the connection permits.
+async fn accept(listener: tokio::net::TcpListener, server: Arc<Server>) {
+    let app = router(server.clone());
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT).max_buf_size(HEAD_MAX);
+    loop {
+        let Ok(permit) = server.connections.clone().acquire_owned().await else { return };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
             // Out of descriptors (or another passing failure): the connection waits in the
             // kernel's queue; back off rather than spin on the error.
-            Err(_) => std::thread::sleep(Duration::from_millis(10)),
-        }
-    });
-    server
-}
-
-/// Hand `stream` to a thread of its own, or refuse it with 503 when the pool is full
-/// (`closer` then keeps it open a moment, see [`linger`]).
-fn admit(stream: TcpStream, server: &Arc<Server>, closer: &SyncSender<TcpStream>) {
-    if server.requests.fetch_add(1, Ordering::SeqCst) >= server.limits.requests {
-        server.requests.fetch_sub(1, Ordering::SeqCst);
-        server.refused.fetch_add(1, Ordering::Relaxed);
-        refuse(stream, closer);
-        return;
-    }
-    let slot = RequestSlot(server.clone());
-    let spawned = std::thread::Builder::new().name("countersign-http".into()).stack_size(STACK).spawn(move || {
-        let _ = handle(stream, slot);
-    });
-    if spawned.is_err() {
-        // The closure (socket and slot) is dropped: the connection closes, the slot is free.
-        server.refused.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-const BUSY: &str = "the dev server has too many open connections; try again in a second\n";
-
-/// Answer 503 without waiting (the answer fits the empty send buffer of a fresh socket),
-/// close the sending side, and pass the socket to `closer`, or close it at once when
-/// the closer has [`LINGER_MAX`] sockets already.
-fn refuse(mut stream: TcpStream, closer: &SyncSender<TcpStream>) {
-    if stream.set_nonblocking(true).is_err() {
-        return;
-    }
-    let answer = format!(
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nRetry-After: 1\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{BUSY}",
-        BUSY.len()
-    );
-    let _ = stream.write_all(answer.as_bytes());
-    let _ = stream.shutdown(Shutdown::Write);
-    let _ = closer.try_send(stream);
-}
-
-/// Refused sockets kept open at most (in the queue and in [`linger`]'s hands together).
-const LINGER_MAX: usize = 64;
-/// How long a refused socket is kept open.
-const LINGER: Duration = Duration::from_secs(1);
-
-/// Keep refused sockets open for [`LINGER`] (or until their client closes), reading and
-/// discarding what the client sends: closing a socket with unread input resets the
-/// connection, and the client could lose the 503 it has not read yet.
-fn linger(refused: Receiver<TcpStream>) {
-    let mut open: Vec<(TcpStream, Instant)> = Vec::new();
-    loop {
-        let next = if open.is_empty() {
-            refused.recv().map_err(|_| RecvTimeoutError::Disconnected)
-        } else {
-            refused.recv_timeout(Duration::from_millis(10))
-        };
-        match next {
-            Ok(s) if open.len() < LINGER_MAX / 2 => open.push((s, Instant::now() + LINGER)),
-            Ok(_) | Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return,
-        }
-        let now = Instant::now();
-        open.retain_mut(|(s, until)| now < *until && !peer_gone(s));
-    }
-}
-
-/// How reading a request head ended.
-#[derive(Debug, PartialEq, Eq)]
-enum Head {
-    /// Method and target.
-    Request(String, String),
-    /// The client closed the connection before completing a head.
-    Closed,
-    /// [`HEAD_TIMEOUT`] passed; `true` when part of a head had arrived.
-    TimedOut(bool),
-    /// More than [`HEAD_MAX`] bytes without the blank line ending the head.
-    TooLarge,
-    /// The request line is not `METHOD TARGET …`.
-    Malformed,
-}
-
-/// The end of the head in `buf` (after the blank line), if it has arrived.
-fn head_end(buf: &[u8]) -> Option<usize> {
-    let crlf = buf.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
-    let lf = buf.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
-    match (crlf, lf) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-}
-
-/// Read a request head from `stream` until `deadline`. Headers are skipped: nothing in
-/// them changes the answer.
-fn read_head(stream: &mut TcpStream, deadline: Instant) -> io::Result<Head> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 2048];
-    loop {
-        if let Some(end) = head_end(&buf) {
-            let text = String::from_utf8_lossy(&buf[..end]);
-            let mut parts = text.lines().next().unwrap_or("").split_whitespace();
-            return Ok(match (parts.next(), parts.next()) {
-                (Some(m), Some(t)) => Head::Request(m.to_string(), t.to_string()),
-                _ => Head::Malformed,
-            });
-        }
-        if buf.len() > HEAD_MAX {
-            return Ok(Head::TooLarge);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(Head::TimedOut(!buf.is_empty()));
-        }
-        stream.set_read_timeout(Some(deadline - now))?;
-        match stream.read(&mut chunk) {
-            Ok(0) => return Ok(Head::Closed),
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-                return Ok(Head::TimedOut(!buf.is_empty()))
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
             }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+        };
+        let _ = stream.set_nodelay(true);
+        let mut stream = tokio_io_timeout::TimeoutStream::new(stream);
+        stream.set_write_timeout(Some(WRITE_TIMEOUT));
+        let connection = http.serve_connection(TokioIo::new(Box::pin(stream)), TowerToHyperService::new(app.clone()));
+        server.open.fetch_add(1, Ordering::SeqCst);
+        let served = server.clone();
+        tokio::spawn(async move {
+            let _ = connection.await;
+            served.open.fetch_sub(1, Ordering::SeqCst);
+            drop(permit);
+        });
     }
 }
 
-/// Write all of `bytes` by `deadline` (the socket's write timeout is set before each part,
-/// so a client reading a byte at a time cannot hold the connection past it).
-fn write_by(stream: &mut TcpStream, bytes: &[u8], deadline: Instant) -> io::Result<()> {
-    for part in bytes.chunks(64 * 1024) {
-        let now = Instant::now();
-        if now >= deadline {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
-        stream.set_write_timeout(Some(deadline - now))?;
-        stream.write_all(part)?;
-    }
-    Ok(())
+fn router(server: Arc<Server>) -> Router {
+    Router::new()
+        .route("/__countersign/generation", get(generation))
+        .route("/__countersign/status", get(status))
+        .route("/__countersign/events", get(events))
+        .fallback(site_file)
+        .layer(middleware::from_fn_with_state(server.clone(), guard))
+        .with_state(server)
 }
 
-fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &[u8], head_only: bool, extra: &str) -> io::Result<()> {
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n{extra}\r\n",
-        body.len()
-    );
-    let deadline = Instant::now() + WRITE_TIMEOUT;
-    write_by(stream, head.as_bytes(), deadline)?;
-    if !head_only {
-        write_by(stream, body, deadline)?;
+/// Refuse a foreign host or origin with 403; mark every answer `no-store` and `nosniff`.
+async fn guard(Shared(server): Shared<Arc<Server>>, req: Request, next: Next) -> Response {
+    let mut response = match server.access.refusal(&req) {
+        Some(why) => text(StatusCode::FORBIDDEN, why),
+        None => next.run(req).await,
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+fn text(status: StatusCode, body: impl Into<String>) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body.into()).into_response()
+}
+
+async fn generation(Shared(server): Shared<Arc<Server>>) -> Response {
+    text(StatusCode::OK, format!("{}\n", server.state.current().generation))
+}
+
+async fn status(Shared(server): Shared<Arc<Server>>) -> Response {
+    let mut status = server.state.current().status.clone();
+    if let Some(o) = status.as_object_mut() {
+        let (open, listeners) = (server.open_connections(), server.open_listeners());
+        o.insert("listeners".into(), listeners.into());
+        o.insert("building".into(), server.state.running().is_some().into());
+        o.insert(
+            "connections".into(),
+            json!({
+                "requests": open.saturating_sub(listeners),
+                "listeners": listeners,
+                "refused": server.refused.load(Ordering::Relaxed),
+                "max_connections": server.limits.connections,
+                "max_listeners": server.limits.listeners,
+            }),
+        );
     }
-    stream.flush()
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], format!("{status}\n")).into_response()
+}
+
+const BUSY: &str = "the dev server has too many reload channels open; try again in a second\n";
+
+/// A reload channel: the generation served now, then each newer one once it is in place.
+/// The channel's permit lives in the stream, so it is given back when hyper drops the
+/// stream (the page went, or a write timed out).
+async fn events(Shared(server): Shared<Arc<Server>>) -> Response {
+    let Ok(permit) = server.listeners.clone().try_acquire_owned() else {
+        server.refused.fetch_add(1, Ordering::Relaxed);
+        let mut busy = text(StatusCode::SERVICE_UNAVAILABLE, BUSY);
+        busy.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return busy;
+    };
+    let mut snapshots = server.state.subscribe();
+    let first = snapshots.borrow_and_update().generation;
+    let hello = Event::default().retry(Duration::from_millis(500)).data(first.to_string());
+    let stream = futures_util::stream::unfold((snapshots, Some(hello), permit), |(mut snapshots, hello, permit)| async move {
+        let event = match hello {
+            Some(event) => event,
+            None => {
+                // Woken only after `State::publish` has put the new snapshot in place.
+                snapshots.changed().await.ok()?;
+                let generation = snapshots.borrow_and_update().generation;
+                Event::default().data(generation.to_string())
+            }
+        };
+        Some((Ok::<_, Infallible>(event), (snapshots, None, permit)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEPALIVE).text("waiting")).into_response()
+}
+
+/// Any other path: a file of the current snapshot (see the module docs).
+async fn site_file(Shared(server): Shared<Arc<Server>>, method: Method, uri: Uri) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        let mut refused = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+        refused.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return refused;
+    }
+    // An absolute-form target keeps its scheme and is refused by `site_path`.
+    let target = if uri.scheme().is_some() { uri.to_string() } else { uri.path_and_query().map_or("/", |p| p.as_str()).to_string() };
+    let path = match site_path(&target) {
+        Ok(p) => p,
+        Err(why) => return text(StatusCode::BAD_REQUEST, format!("{why}\n")),
+    };
+    let snap = server.state.current();
+    match resolve(&path, &snap.files.files) {
+        Resolved::File(key) => file_response(StatusCode::OK, &key, &snap),
+        Resolved::Slash => {
+            let location = format!("{}/", uri.path());
+            (StatusCode::MOVED_PERMANENTLY, [(header::LOCATION, location)]).into_response()
+        }
+        Resolved::Missing => missing(&path, &snap),
+    }
+}
+
+/// The file `key` of `snap` with `status`, HTML decorated with the reload script (and the
+/// overlay).
+fn file_response(status: StatusCode, key: &str, snap: &Snapshot) -> Response {
+    let bytes = &snap.files.files[key];
+    let ct = content_type(key);
+    let body =
+        if ct.starts_with("text/html") { Body::from(decorate(&String::from_utf8_lossy(bytes), snap)) } else { Body::from(bytes.clone()) };
+    (status, [(header::CONTENT_TYPE, ct)], body).into_response()
+}
+
+/// The answer for a path with no file: 503 and a "building" page before the first build,
+/// else 404 with the site's own `404.html` (a plain page when it has none).
+fn missing(path: &str, snap: &Snapshot) -> Response {
+    if snap.generation == 0 {
+        let page = plain_page("Building…", "countersign is building the site; this page reloads when it is ready.");
+        return html(StatusCode::SERVICE_UNAVAILABLE, decorate(&page, snap));
+    }
+    if snap.files.files.contains_key("404.html") {
+        return file_response(StatusCode::NOT_FOUND, "404.html", snap);
+    }
+    html(StatusCode::NOT_FOUND, decorate(&plain_page("Not found", &format!("Nothing at /{path} in the current build.")), snap))
+}
+
+fn html(status: StatusCode, page: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
 }
 
 /// The content type of a served file, by extension.
@@ -471,356 +572,5 @@ fn plain_page(title: &str, text: &str) -> String {
     )
 }
 
-struct Listening<'a>(&'a State);
-
-impl Drop for Listening<'_> {
-    fn drop(&mut self) {
-        self.0.listeners.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// True when the client has closed its end (or the socket failed); bytes it sent are
-/// discarded. Never blocks.
-fn peer_gone(stream: &mut TcpStream) -> bool {
-    if stream.set_nonblocking(true).is_err() {
-        return true;
-    }
-    let mut sink = [0u8; 512];
-    let gone = loop {
-        match stream.read(&mut sink) {
-            Ok(0) => break true,
-            Ok(_) => continue,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break false,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break true,
-        }
-    };
-    stream.set_nonblocking(false).is_err() || gone
-}
-
-/// Serve a reload channel; `_listening` holds its place in the listener pool.
-fn events(stream: &mut TcpStream, state: &State, _listening: Listening) -> io::Result<()> {
-    let send = |stream: &mut TcpStream, text: &[u8]| {
-        write_by(stream, text, Instant::now() + WRITE_TIMEOUT)?;
-        stream.flush()
-    };
-    send(
-        stream,
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: keep-alive\r\n\r\nretry: 500\n\n",
-    )?;
-    let mut seen = state.current().generation;
-    send(stream, format!("data: {seen}\n\n").as_bytes())?;
-    let mut last = Instant::now();
-    loop {
-        // Holds no lock once it returns: the snapshot comes back as an `Arc`.
-        let generation = state.wait_newer(seen, LIVENESS).generation;
-        if generation > seen {
-            seen = generation;
-            send(stream, format!("data: {seen}\n\n").as_bytes())?;
-            last = Instant::now();
-        } else if last.elapsed() >= KEEPALIVE {
-            send(stream, b": waiting\n\n")?;
-            last = Instant::now();
-        } else if peer_gone(stream) {
-            return Ok(());
-        }
-    }
-}
-
-fn handle(mut stream: TcpStream, slot: RequestSlot) -> io::Result<()> {
-    let server = slot.0.clone();
-    let state = &*server.state;
-    let (head_only, target) = match read_head(&mut stream, Instant::now() + HEAD_TIMEOUT)? {
-        Head::Request(method, target) => {
-            if method != "GET" && method != "HEAD" {
-                return respond(
-                    &mut stream,
-                    "405 Method Not Allowed",
-                    "text/plain; charset=utf-8",
-                    b"only GET and HEAD\n",
-                    false,
-                    "Allow: GET, HEAD\r\n",
-                );
-            }
-            (method == "HEAD", target)
-        }
-        Head::Closed | Head::TimedOut(false) => return Ok(()),
-        Head::TimedOut(true) => {
-            return respond(&mut stream, "408 Request Timeout", "text/plain; charset=utf-8", b"the request head took too long\n", false, "")
-        }
-        Head::TooLarge => {
-            return respond(
-                &mut stream,
-                "431 Request Header Fields Too Large",
-                "text/plain; charset=utf-8",
-                b"the request head is too large\n",
-                false,
-                "",
-            )
-        }
-        Head::Malformed => {
-            return respond(&mut stream, "400 Bad Request", "text/plain; charset=utf-8", b"malformed request line\n", false, "")
-        }
-    };
-    let path = match site_path(&target) {
-        Ok(p) => p,
-        Err(why) => {
-            return respond(&mut stream, "400 Bad Request", "text/plain; charset=utf-8", format!("{why}\n").as_bytes(), head_only, "")
-        }
-    };
-    // An `Arc` clone: the lock is released before anything is written.
-    let snap = state.current();
-    match path.as_str() {
-        "__countersign/generation" => {
-            return respond(&mut stream, "200 OK", "text/plain; charset=utf-8", format!("{}\n", snap.generation).as_bytes(), head_only, "")
-        }
-        "__countersign/status" => {
-            let mut status = snap.status.clone();
-            if let Some(o) = status.as_object_mut() {
-                let listeners = state.listeners.load(Ordering::SeqCst);
-                o.insert("listeners".into(), listeners.into());
-                o.insert("building".into(), state.running().is_some().into());
-                o.insert(
-                    "connections".into(),
-                    json!({
-                        "requests": server.requests.load(Ordering::SeqCst),
-                        "listeners": listeners,
-                        "refused": server.refused.load(Ordering::Relaxed),
-                        "max_requests": server.limits.requests,
-                        "max_listeners": server.limits.listeners,
-                    }),
-                );
-            }
-            return respond(&mut stream, "200 OK", "application/json", format!("{status}\n").as_bytes(), head_only, "");
-        }
-        "__countersign/events" if !head_only => {
-            drop(snap);
-            if state.listeners.fetch_add(1, Ordering::SeqCst) >= server.limits.listeners {
-                state.listeners.fetch_sub(1, Ordering::SeqCst);
-                server.refused.fetch_add(1, Ordering::Relaxed);
-                return respond(
-                    &mut stream,
-                    "503 Service Unavailable",
-                    "text/plain; charset=utf-8",
-                    BUSY.as_bytes(),
-                    false,
-                    "Retry-After: 1\r\n",
-                );
-            }
-            let listening = Listening(state);
-            // From here on the connection counts as a listener, not a request.
-            drop(slot);
-            return events(&mut stream, state, listening);
-        }
-        _ => {}
-    }
-    match resolve(&path, &snap.files.files) {
-        Resolved::File(key) => {
-            let bytes = &snap.files.files[&key];
-            let ct = content_type(&key);
-            if ct.starts_with("text/html") {
-                let page = decorate(&String::from_utf8_lossy(bytes), &snap);
-                respond(&mut stream, "200 OK", ct, page.as_bytes(), head_only, "")
-            } else {
-                respond(&mut stream, "200 OK", ct, bytes, head_only, "")
-            }
-        }
-        Resolved::Slash => {
-            let location = format!("{}/", target.split(['?', '#']).next().unwrap_or("/"));
-            respond(&mut stream, "301 Moved Permanently", "text/plain; charset=utf-8", b"", head_only, &format!("Location: {location}\r\n"))
-        }
-        Resolved::Missing => {
-            let page = if snap.generation == 0 {
-                plain_page("Building…", "countersign is building the site; this page reloads when it is ready.")
-            } else {
-                plain_page("Not found", &format!("Nothing at /{path} in the current build."))
-            };
-            let status = if snap.generation == 0 { "503 Service Unavailable" } else { "404 Not Found" };
-            respond(&mut stream, status, "text/html; charset=utf-8", decorate(&page, &snap).as_bytes(), head_only, "")
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_decoded_and_traversal_is_refused() {
-        assert_eq!(site_path("/").unwrap(), "");
-        assert_eq!(site_path("/small/?x=1#top").unwrap(), "small/");
-        assert_eq!(site_path("/a%20b/c.css").unwrap(), "a b/c.css");
-        for bad in [
-            "/../countersign.yaml",
-            "/%2e%2e/countersign.yaml",
-            "/%2E%2E%2fetc/passwd",
-            "/a/../../b",
-            "/a/./b",
-            "//etc/passwd",
-            "/%2fetc/passwd",
-            "/a%5c..%5cb",
-            "/a%00b",
-            "/%zz",
-            "/%c3",
-            "etc/passwd",
-            "http://x/",
-        ] {
-            assert!(site_path(bad).is_err(), "{bad} should be refused");
-        }
-    }
-
-    #[test]
-    fn slugs_map_to_their_index() {
-        let mut files = std::collections::BTreeMap::new();
-        files.insert("index.html".to_string(), vec![]);
-        files.insert("small/index.html".to_string(), vec![]);
-        files.insert("style.css".to_string(), vec![]);
-        assert_eq!(resolve("", &files), Resolved::File("index.html".into()));
-        assert_eq!(resolve("small/", &files), Resolved::File("small/index.html".into()));
-        assert_eq!(resolve("small", &files), Resolved::Slash);
-        assert_eq!(resolve("style.css", &files), Resolved::File("style.css".into()));
-        assert_eq!(resolve("nothing/", &files), Resolved::Missing);
-        assert_eq!(content_type("a/fig-1.svg"), "image/svg+xml");
-        assert_eq!(content_type("results.json"), "application/json");
-        assert_eq!(content_type("x.JS"), "text/javascript; charset=utf-8");
-        assert_eq!(content_type("feed.xml"), "application/xml");
-    }
-
-    #[test]
-    fn caps_follow_the_descriptor_limit() {
-        assert_eq!(Limits::for_descriptors(20_000), Limits { requests: MAX_REQUESTS, listeners: MAX_LISTENERS });
-        assert_eq!(Limits::for_descriptors(1024), Limits { requests: 384, listeners: 384 });
-        assert_eq!(Limits::for_descriptors(100), Limits { requests: 8, listeners: 8 });
-    }
-
-    #[test]
-    fn a_head_ends_at_its_blank_line() {
-        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: x\r\n\r\nrest"), Some(27));
-        assert_eq!(head_end(b"GET / HTTP/1.0\n\n"), Some(16));
-        assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: x\r\n"), None);
-    }
-
-    /// A connected pair on loopback: (client, server side).
-    fn pair() -> (TcpStream, TcpStream) {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        (client, listener.accept().unwrap().0)
-    }
-
-    #[test]
-    fn a_head_sent_a_byte_at_a_time_is_cut_at_the_deadline() {
-        let (mut client, mut conn) = pair();
-        // Each byte comes well within any per-read timeout; the whole head never would
-        // within the deadline (26 bytes, 50 ms apart, against half a second).
-        let drip = std::thread::spawn(move || {
-            for b in b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" {
-                if client.write_all(&[*b]).is_err() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        });
-        assert_eq!(read_head(&mut conn, Instant::now() + Duration::from_millis(500)).unwrap(), Head::TimedOut(true));
-        drop(conn);
-        drip.join().unwrap();
-        let (_client, mut conn) = pair();
-        assert_eq!(read_head(&mut conn, Instant::now() + Duration::from_millis(100)).unwrap(), Head::TimedOut(false));
-        let (mut client, mut conn) = pair();
-        client.write_all(b"GET /a%20b/?q HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        assert_eq!(read_head(&mut conn, Instant::now() + HEAD_TIMEOUT).unwrap(), Head::Request("GET".into(), "/a%20b/?q".into()));
-        let (mut client, mut conn) = pair();
-        client.write_all(&vec![b'x'; HEAD_MAX + 10]).unwrap();
-        assert_eq!(read_head(&mut conn, Instant::now() + HEAD_TIMEOUT).unwrap(), Head::TooLarge);
-    }
-
-    /// A server on loopback serving `files` as generation 1, with the given caps.
-    fn serve(files: &[(&str, Vec<u8>)], limits: Limits) -> (Arc<Server>, SocketAddr) {
-        let state = Arc::new(State::default());
-        let mut out = crate::site::output::Output::default();
-        for (k, v) in files {
-            out.insert(*k, v.clone());
-        }
-        state.publish(Snapshot { generation: 1, files: Arc::new(out), error: None, status: json!({}) });
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        (spawn_with(listener, state, limits), addr)
-    }
-
-    /// Send `head` on a new connection and read the answer's status line.
-    fn status_line(addr: SocketAddr, head: &str) -> (TcpStream, String) {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        s.write_all(head.as_bytes()).unwrap();
-        let mut line = Vec::new();
-        let mut b = [0u8; 1];
-        while s.read(&mut b).unwrap() == 1 && b[0] != b'\n' {
-            line.push(b[0]);
-        }
-        (s, String::from_utf8_lossy(&line).trim_end().to_string())
-    }
-
-    /// Wait (30 s at most) until `cond` holds.
-    fn wait_for(what: &str, cond: impl Fn() -> bool) {
-        let start = Instant::now();
-        while !cond() {
-            assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting for {what}");
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-
-    #[test]
-    fn beyond_either_cap_a_connection_gets_503_and_the_rest_are_served() {
-        let (server, addr) = serve(&[("index.html", b"<body>hi</body>".to_vec())], Limits { requests: 3, listeners: 1 });
-        // One reload channel fills the listener pool (and leaves the request pool).
-        let (listener, line) = status_line(addr, "GET /__countersign/events HTTP/1.1\r\n\r\n");
-        assert_eq!(line, "HTTP/1.1 200 OK");
-        let (_, line) = status_line(addr, "GET /__countersign/events HTTP/1.1\r\n\r\n");
-        assert_eq!(line, "HTTP/1.1 503 Service Unavailable");
-        wait_for("the refused listener to go", || server.requests.load(Ordering::SeqCst) == 0);
-        // Three silent connections fill the request pool: the next is refused at once.
-        let idle: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(addr).unwrap()).collect();
-        wait_for("three requests", || server.requests.load(Ordering::SeqCst) == 3);
-        let (mut refused, line) = status_line(addr, "GET / HTTP/1.1\r\n\r\n");
-        assert_eq!(line, "HTTP/1.1 503 Service Unavailable");
-        let mut rest = String::new();
-        refused.read_to_string(&mut rest).unwrap();
-        assert!(rest.to_ascii_lowercase().contains("retry-after: 1") && rest.ends_with(BUSY), "{rest}");
-        assert_eq!(server.refused.load(Ordering::Relaxed), 2);
-        drop(idle);
-        wait_for("the silent connections to go", || server.requests.load(Ordering::SeqCst) == 0);
-        let (_, line) = status_line(addr, "GET / HTTP/1.1\r\n\r\n");
-        assert_eq!(line, "HTTP/1.1 200 OK");
-        // The reload channel kept its place throughout and sees the next generation.
-        server.state.publish(Snapshot { generation: 2, ..Snapshot::default() });
-        let mut text = String::new();
-        let mut reader = io::BufReader::new(listener);
-        while !text.contains("data: 2\n") {
-            assert!(io::BufRead::read_line(&mut reader, &mut text).unwrap() > 0, "the channel closed: {text}");
-        }
-        assert!(text.contains("data: 1\n"), "{text}");
-    }
-
-    #[test]
-    fn a_publish_never_waits_on_a_client_that_does_not_read() {
-        let (server, addr) = serve(&[("big.bin", vec![7u8; 16 << 20])], Limits { requests: 8, listeners: 8 });
-        // This client asks for 16 MiB and reads one byte: its handler is left blocked in a
-        // write, holding the old snapshot.
-        let (mut slow, line) = status_line(addr, "GET /big.bin HTTP/1.1\r\n\r\n");
-        assert_eq!(line, "HTTP/1.1 200 OK");
-        let _ = slow.read(&mut [0u8; 1]).unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let state = server.state.clone();
-        std::thread::spawn(move || {
-            state.publish(Snapshot { generation: 2, ..Snapshot::default() });
-            tx.send(()).unwrap();
-        });
-        // Far less than the handler's write timeout: a publish blocked on it would miss this.
-        rx.recv_timeout(WRITE_TIMEOUT / 2).expect("publishing waited on a blocked handler");
-        let (mut s, line) = status_line(addr, "GET /__countersign/generation HTTP/1.1\r\n\r\n");
-        assert_eq!(line, "HTTP/1.1 200 OK");
-        let mut rest = String::new();
-        s.read_to_string(&mut rest).unwrap();
-        assert!(rest.ends_with("\r\n\r\n2\n"), "{rest}");
-        drop(slow);
-    }
-}
+mod tests;

@@ -19,9 +19,10 @@
 //! - A build with errors keeps the last good pages served and lays an element with id
 //!   `countersign-error` over every page, showing the diagnostics as the terminal does
 //!   (file:line:column, stated against computed); the next good build removes it.
-//! - [`http`] is a small HTTP/1.1 server on `std::net` (a thread per connection, in two capped
-//!   pools: requests and reload channels). Every
-//!   HTML page it serves gets a script (see [`inject`]) that listens to
+//! - [`http`] serves the snapshot with axum over hyper, on a small tokio runtime in a thread
+//!   of its own; it answers only requests naming the bound address, `localhost` or a name
+//!   given with `--allow-host` (against DNS rebinding). Every HTML page it serves gets a
+//!   script (see [`inject`]) that listens to
 //!   `/__countersign/events` (server-sent events) and reloads the page once a newer
 //!   generation is in place. Built sites never contain it: only the server adds it.
 //! - `GET /__countersign/generation` answers the number of finished builds (tests and
@@ -29,7 +30,7 @@
 //!   outcome and census counts of the last build, as JSON, and what it redid: `parsed` and
 //!   `checked` essays, and `rendered` (`bodies`, `figures`, `pages`, `lists`, `static`; see
 //!   [`crate::render::Rendered`]).
-//! - Ctrl-C (SIGINT) or SIGTERM stops the process at once, which is clean: watch mode
+//! - Ctrl-C (SIGINT) or SIGTERM (handled through `ctrlc`) stops the process at once, which is clean: watch mode
 //!   writes nothing but cache entries, each written to a temporary file and renamed.
 
 pub mod changes;
@@ -42,7 +43,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -64,6 +65,9 @@ pub struct Options {
     pub open: bool,
     /// Colour the diagnostics printed on the terminal.
     pub color: bool,
+    /// Host names answered besides the bound address and `localhost` (`--allow-host`; see
+    /// [`http::Access`]).
+    pub allowed_hosts: Vec<String>,
 }
 
 /// One build as served: every file, plus the overlay when the build failed.
@@ -82,13 +86,11 @@ pub struct Snapshot {
 /// A census call of the running build: its cache key and its cancellation flag.
 pub type RunningCall = (String, Arc<AtomicBool>);
 
-/// The snapshot being served, and a condition variable signalled at every swap.
+/// The snapshot being served, in a `tokio::sync::watch` channel: swapped in one step, and
+/// every reload channel subscribed to it is woken once the new one is in place.
 #[derive(Debug, Default)]
 pub struct State {
-    current: Mutex<Arc<Snapshot>>,
-    changed: Condvar,
-    /// Open reload channels (pages listening), reported by `/__countersign/status`.
-    pub listeners: std::sync::atomic::AtomicUsize,
+    current: tokio::sync::watch::Sender<Arc<Snapshot>>,
     /// The calls planned by the build in progress, by cache key, each with the flag that
     /// cancels it (`None`: no build running).
     running: Mutex<Option<Vec<RunningCall>>>,
@@ -97,20 +99,18 @@ pub struct State {
 impl State {
     /// The snapshot now being served.
     pub fn current(&self) -> Arc<Snapshot> {
-        match self.current.lock() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
+        self.current.borrow().clone()
     }
 
     /// Serve `snap` from now on and wake every reload channel.
     pub fn publish(&self, snap: Snapshot) {
-        let snap = Arc::new(snap);
-        match self.current.lock() {
-            Ok(mut g) => *g = snap,
-            Err(p) => *p.into_inner() = snap,
-        }
-        self.changed.notify_all();
+        self.current.send_replace(Arc::new(snap));
+    }
+
+    /// A receiver that sees every snapshot published from now on (marked changed at each
+    /// publish, after the snapshot is in place).
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<Arc<Snapshot>> {
+        self.current.subscribe()
     }
 
     /// Record the calls of the build in progress and their cancellation flags (`None` when
@@ -147,20 +147,6 @@ impl State {
             }
         }
         n
-    }
-
-    /// Wait until a snapshot newer than generation `seen` is served, or `timeout` passes;
-    /// returns the snapshot then current.
-    pub fn wait_newer(&self, seen: u64, timeout: Duration) -> Arc<Snapshot> {
-        let guard = match self.current.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        let guard = match self.changed.wait_timeout_while(guard, timeout, |s| s.generation <= seen) {
-            Ok((g, _)) => g,
-            Err(p) => p.into_inner().0,
-        };
-        guard.clone()
     }
 }
 
@@ -279,43 +265,24 @@ impl Builder {
     }
 }
 
-/// Block SIGINT and SIGTERM in this thread and every thread it starts later, and start a
-/// thread that waits for them and stops the process. Call before any other thread starts.
+/// Stop the process on Ctrl-C (SIGINT) or SIGTERM, through `ctrlc` (its own thread).
 ///
 /// Stopping is clean at any moment: watch mode writes nothing but cache entries, which are
 /// written to a temporary file and renamed into place.
-#[cfg(unix)]
 fn handle_stop_signals() {
-    // SAFETY: plain libc calls on a sigset_t we own; sigwait only reads the set.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGINT);
-        libc::sigaddset(&mut set, libc::SIGTERM);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        let set_for_thread = set;
-        std::thread::spawn(move || {
-            let mut sig: libc::c_int = 0;
-            libc::sigwait(&set_for_thread, &mut sig);
-            eprintln!("\ncountersign watch: stopped");
-            std::process::exit(0);
-        });
+    let set = ctrlc::set_handler(|| {
+        eprintln!("\ncountersign watch: stopped");
+        std::process::exit(0);
+    });
+    if let Err(e) = set {
+        eprintln!("note: cannot handle Ctrl-C ({e}); the default handling stops the server");
     }
 }
 
-#[cfg(not(unix))]
-fn handle_stop_signals() {}
-
+/// Open `url` in the default browser (the `open` crate; the browser is not waited for).
 fn open_browser(url: &str) {
-    let cmd = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
-    if let Err(e) = std::process::Command::new(cmd)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        eprintln!("note: cannot open a browser ({cmd}: {e}); open {url} yourself");
+    if let Err(e) = open::that_detached(url) {
+        eprintln!("note: cannot open a browser ({e}); open {url} yourself");
     }
 }
 
@@ -351,7 +318,7 @@ pub fn main(opts: &Options) -> ExitCode {
     let url = format!("http://{local}/");
     let state = Arc::new(State::default());
     state.publish(Snapshot { status: json!({ "generation": 0, "ok": false, "building": true }), ..Snapshot::default() });
-    http::spawn(listener, state.clone());
+    listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts));
     println!("countersign watch: serving {url} (Ctrl-C stops)");
     use std::io::Write;
     let _ = std::io::stdout().flush();

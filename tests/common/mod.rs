@@ -61,7 +61,15 @@ pub fn spawn(root: &Path, extra: &[&str]) -> Child {
 }
 
 pub fn start_on(dir: tempfile::TempDir, interface: &str) -> Server {
-    let mut child = spawn(dir.path(), &["--port", "0", "--interface", interface]);
+    start_with(dir, interface, &[])
+}
+
+/// Start watch mode on `dir` and `interface`, with `extra` arguments after the port and
+/// interface.
+pub fn start_with(dir: tempfile::TempDir, interface: &str, extra: &[&str]) -> Server {
+    let mut args = vec!["--port", "0", "--interface", interface];
+    args.extend_from_slice(extra);
+    let mut child = spawn(dir.path(), &args);
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let addr =

@@ -1,0 +1,206 @@
+//! Unit tests of the dev server: paths, hosts, caps, and a server on loopback.
+
+use super::*;
+use std::io::{BufRead, Read, Write};
+use std::net::TcpStream;
+use std::time::Instant;
+
+#[test]
+fn paths_are_decoded_and_traversal_is_refused() {
+    assert_eq!(site_path("/").unwrap(), "");
+    assert_eq!(site_path("/small/?x=1#top").unwrap(), "small/");
+    assert_eq!(site_path("/a%20b/c.css").unwrap(), "a b/c.css");
+    for bad in [
+        "/../countersign.yaml",
+        "/%2e%2e/countersign.yaml",
+        "/%2E%2E%2fetc/passwd",
+        "/a/../../b",
+        "/a/./b",
+        "//etc/passwd",
+        "/%2fetc/passwd",
+        "/a%5c..%5cb",
+        "/a%00b",
+        "/%zz",
+        "/%c3",
+        "etc/passwd",
+        "http://x/",
+    ] {
+        assert!(site_path(bad).is_err(), "{bad} should be refused");
+    }
+}
+
+#[test]
+fn slugs_map_to_their_index() {
+    let mut files = std::collections::BTreeMap::new();
+    files.insert("index.html".to_string(), vec![]);
+    files.insert("small/index.html".to_string(), vec![]);
+    files.insert("style.css".to_string(), vec![]);
+    assert_eq!(resolve("", &files), Resolved::File("index.html".into()));
+    assert_eq!(resolve("small/", &files), Resolved::File("small/index.html".into()));
+    assert_eq!(resolve("small", &files), Resolved::Slash);
+    assert_eq!(resolve("style.css", &files), Resolved::File("style.css".into()));
+    assert_eq!(resolve("nothing/", &files), Resolved::Missing);
+    assert_eq!(content_type("a/fig-1.svg"), "image/svg+xml");
+    assert_eq!(content_type("results.json"), "application/json");
+    assert_eq!(content_type("x.JS"), "text/javascript; charset=utf-8");
+    assert_eq!(content_type("feed.xml"), "application/xml");
+}
+
+#[test]
+fn caps_follow_the_descriptor_limit() {
+    assert_eq!(Limits::for_descriptors(20_000), Limits { connections: MAX_CONNECTIONS, listeners: MAX_LISTENERS });
+    assert_eq!(Limits::for_descriptors(1024), Limits { connections: 768, listeners: 384 });
+    assert_eq!(Limits::for_descriptors(100), Limits { connections: 16, listeners: 8 });
+}
+
+#[test]
+fn only_the_bound_address_localhost_and_allowed_names_are_hosts() {
+    let names = ["Essays.Example".to_string()];
+    let v4 = Access::new("127.0.0.1".parse().unwrap(), &names);
+    for ok in ["127.0.0.1:1111", "127.0.0.1", "localhost:1111", "LOCALHOST", "localhost.", "app.localhost:80", "essays.example:1111"] {
+        assert!(v4.allows_host(ok), "{ok} should be answered");
+    }
+    for bad in ["evil.example:1111", "127.0.0.2:1111", "[::1]:1111", "localhost.evil.example", "", "127.0.0.1.evil.example"] {
+        assert!(!v4.allows_host(bad), "{bad} should be refused");
+    }
+    let v6 = Access::new("::1".parse().unwrap(), &[]);
+    assert!(v6.allows_host("[::1]:8080") && v6.allows_host("[::1]") && !v6.allows_host("127.0.0.1:8080"));
+    // Listening everywhere: any address is fine (it cannot be rebound), names still are not.
+    let any = Access::new("0.0.0.0".parse().unwrap(), &[]);
+    assert!(any.allows_host("192.0.2.7:1111") && !any.allows_host("evil.example:1111"));
+    assert!(v4.allows_origin("http://127.0.0.1:1111") && v4.allows_origin("http://localhost:1111"));
+    for bad in ["null", "http://evil.example:1111", "https://evil.example", "file://", "http://localhost:1/x"] {
+        assert!(!v4.allows_origin(bad), "{bad} should be refused");
+    }
+}
+
+/// A server on loopback serving `files` as generation 1, with the given caps.
+fn serve(files: &[(&str, Vec<u8>)], limits: Limits) -> (Arc<Server>, SocketAddr) {
+    let state = Arc::new(State::default());
+    let mut out = crate::site::output::Output::default();
+    for (k, v) in files {
+        out.insert(*k, v.clone());
+    }
+    state.publish(Snapshot { generation: 1, files: Arc::new(out), error: None, status: json!({}) });
+    let listening = bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let addr = listening.local_addr().unwrap();
+    (listening.spawn_with(state, Access::new(addr.ip(), &[]), limits), addr)
+}
+
+/// Send a GET of `path` on a new connection and read the answer's status line.
+fn status_line(addr: SocketAddr, path: &str) -> (TcpStream, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let line = read_line(&mut s);
+    (s, line)
+}
+
+fn read_line(s: &mut TcpStream) -> String {
+    let mut line = Vec::new();
+    let mut b = [0u8; 1];
+    while s.read(&mut b).unwrap() == 1 && b[0] != b'\n' {
+        line.push(b[0]);
+    }
+    String::from_utf8_lossy(&line).trim_end().to_string()
+}
+
+/// Wait (30 s at most) until `cond` holds.
+fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn beyond_the_listener_cap_a_channel_gets_503_and_the_rest_are_served() {
+    let (server, addr) = serve(&[("index.html", b"<body>hi</body>".to_vec())], Limits { connections: 3, listeners: 1 });
+    // One reload channel fills the listener cap.
+    let (listener, line) = status_line(addr, "/__countersign/events");
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    let (mut refused, line) = status_line(addr, "/__countersign/events");
+    assert_eq!(line, "HTTP/1.1 503 Service Unavailable");
+    let mut rest = String::new();
+    refused.read_to_string(&mut rest).unwrap();
+    assert!(rest.to_ascii_lowercase().contains("retry-after: 1") && rest.ends_with(BUSY), "{rest}");
+    assert_eq!(server.refused.load(Ordering::Relaxed), 1);
+    wait_for("the refused channel to go", || server.open_connections() == 1);
+    // Two silent connections fill the connection cap: the next one waits (in the kernel's
+    // queue), unanswered, and is served as soon as a place is free.
+    let idle: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    wait_for("three connections", || server.open_connections() == 3);
+    let mut waiting = TcpStream::connect(addr).unwrap();
+    write!(waiting, "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    waiting.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+    let early = waiting.read(&mut [0u8; 1]).map_err(|e| e.kind());
+    assert!(matches!(early, Err(std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)), "answered beyond the cap: {early:?}");
+    drop(idle);
+    waiting.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    assert_eq!(read_line(&mut waiting), "HTTP/1.1 200 OK");
+    // The reload channel kept its place throughout and sees the next generation.
+    server.state.publish(Snapshot { generation: 2, ..Snapshot::default() });
+    let mut text = String::new();
+    let mut reader = std::io::BufReader::new(listener);
+    while !text.contains("data: 2\n") {
+        assert!(reader.read_line(&mut text).unwrap() > 0, "the channel closed: {text}");
+    }
+    assert!(text.contains("data: 1\n") && text.contains("retry: 500\n"), "{text}");
+    // A page that goes gives its place back.
+    drop(reader);
+    wait_for("the channel to go", || server.open_listeners() == 0);
+}
+
+#[test]
+fn a_publish_never_waits_on_a_client_that_does_not_read() {
+    let (server, addr) = serve(&[("big.bin", vec![7u8; 16 << 20])], Limits { connections: 8, listeners: 4 });
+    // This client asks for 16 MiB and reads one line: the server is left with a write
+    // that cannot finish, holding the old snapshot.
+    let (slow, line) = status_line(addr, "/big.bin");
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let state = server.state.clone();
+    std::thread::spawn(move || {
+        state.publish(Snapshot { generation: 2, ..Snapshot::default() });
+        tx.send(()).unwrap();
+    });
+    // Far less than the write timeout: a publish blocked on the client would miss this.
+    rx.recv_timeout(WRITE_TIMEOUT / 2).expect("publishing waited on a blocked client");
+    let (mut s, line) = status_line(addr, "/__countersign/generation");
+    assert_eq!(line, "HTTP/1.1 200 OK");
+    let mut rest = String::new();
+    s.read_to_string(&mut rest).unwrap();
+    assert!(rest.ends_with("\r\n\r\n2\n"), "{rest}");
+    drop(slow);
+}
+
+#[test]
+fn a_foreign_host_or_origin_gets_403_and_only_get_and_head_are_served() {
+    let (_server, addr) = serve(&[("index.html", b"<body>hi</body>".to_vec())], Limits { connections: 8, listeners: 4 });
+    let ask = |head: String| {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        let mut got = String::new();
+        s.read_to_string(&mut got).unwrap();
+        got
+    };
+    let port = addr.port();
+    let rebound = ask(format!("GET / HTTP/1.1\r\nHost: attacker.example:{port}\r\nConnection: close\r\n\r\n"));
+    assert!(rebound.starts_with("HTTP/1.1 403 ") && rebound.contains("--allow-host"), "{rebound}");
+    let no_host = ask("GET / HTTP/1.0\r\n\r\n".to_string());
+    assert!(no_host.starts_with("HTTP/1.0 403 ") || no_host.starts_with("HTTP/1.1 403 "), "{no_host}");
+    let foreign = ask(format!(
+        "GET /__countersign/events HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: http://attacker.example\r\nConnection: close\r\n\r\n"
+    ));
+    assert!(foreign.starts_with("HTTP/1.1 403 "), "{foreign}");
+    let own = ask(format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: http://localhost:{port}\r\nConnection: close\r\n\r\n"));
+    assert!(own.starts_with("HTTP/1.1 200 ") && own.contains("countersign-reload"), "{own}");
+    let absolute = ask(format!("GET http://attacker.example/ HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"));
+    assert!(absolute.starts_with("HTTP/1.1 403 "), "{absolute}");
+    let post = ask(format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+    assert!(post.starts_with("HTTP/1.1 405 ") && post.to_ascii_lowercase().contains("allow: get, head"), "{post}");
+    let head = ask(format!("HEAD / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"));
+    assert!(head.starts_with("HTTP/1.1 200 ") && head.ends_with("\r\n\r\n"), "{head}");
+}
