@@ -378,7 +378,8 @@ fn every_page_of_the_real_site_in_chromium() {
     assert!(errors.is_empty(), "the real site does not build: {errors:#?}");
     let site = tempfile::tempdir().expect("temp dir");
     let out = site.path().join("public");
-    countersign::site::output::write_atomically(&out, run.output.as_ref().expect("rendered"), &mut countersign::site::output::FsWriter)
+    let lock = countersign::site::output::lock_output(&out, || {}).expect("lock the output folder");
+    countersign::site::output::write_atomically(&out, run.output.as_ref().expect("rendered"), &mut countersign::site::output::FsWriter, &lock)
         .expect("write the site");
     let shots = repo.join("target/browser");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
