@@ -3,7 +3,7 @@
 //! The rule, as README.md's "Stated forms" table states it:
 //!
 //! - **one in N** (`one in seven`, `1 in 250`): 1/value, rounded half to even at the
-//!   precision N is written with, is N; and 1/N is within 5 % of the value. N's precision
+//!   precision N is written with, is N; and the value is within 5 % of 1/N. N's precision
 //!   is its last non-zero digit, but never coarser than two significant figures: "one in
 //!   twelve" needs 1/value in [11.5, 12.5], "one in 250" in [245, 255], "one in a hundred"
 //!   in [95, 105].
