@@ -337,3 +337,36 @@ fn the_readme_examples() {
         assert_eq!(judged(text, &value), expect, "the checker on `{text}`");
     }
 }
+
+/// README.md's table of values that pass and fail, judged by the checker: the README
+/// states the rules truly.
+#[test]
+fn the_readme_table_of_values_is_true() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = readme.split("Values that pass and fail").nth(1).expect("README.md has the table of values");
+    let mut rows = 0;
+    for line in table.lines().skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|')).skip(2) {
+        let cells: Vec<&str> = line.split('|').map(|c| c.trim().trim_matches('`')).collect();
+        let (form, stated, computed, expect) = (cells[1], cells[2], cells[3], cells[4]);
+        let value: Value = if let Some((n, d)) = computed.split_once('/') {
+            json!({"num": n.parse::<u64>().unwrap(), "den": d.parse::<u64>().unwrap()})
+        } else if let Some(ends) = computed.strip_prefix("range ") {
+            let (a, b) = ends.split_once("..").unwrap();
+            json!({"min": a.parse::<i64>().unwrap(), "max": b.parse::<i64>().unwrap()})
+        } else {
+            serde_json::from_str(computed).unwrap_or_else(|e| panic!("{computed}: {e}"))
+        };
+        let c = Computed::from_json(&value);
+        let got = match forms::parse_stated(stated, matches!(c, Computed::List(_))) {
+            None => "unreadable",
+            Some(f) => match forms::check(&f, &c) {
+                Verdict::Pass => "pass",
+                Verdict::Disagrees => "fail",
+                Verdict::WrongShape(_) => "wrong shape",
+            },
+        };
+        assert_eq!(got, expect, "README: {form} `{stated}` against {computed}");
+        rows += 1;
+    }
+    assert!(rows >= 50, "only {rows} rows read from README.md's table");
+}

@@ -10,7 +10,7 @@
 //! | N of M | `27,215 of 159,728`, `six out of 923` | a share `{num, den}` with exactly that numerator and denominator |
 //! | range | `24 to 80` | a range `{min, max}`, each end by its own form |
 //! | list | `1, 4, 4, 8 and 10` | a list of equal length, element by element |
-//! | one in N | `one in seven`, `1 in 250` | 1/value rounds to N at the precision N is written with, and is within 5 % of it |
+//! | one in N | `one in seven`, `1 in 250` | 1/value rounds to N at the precision N is written with, and the value is within 5 % of 1/N |
 //! | ratio words | `a third`, `two thirds`, `half`, `two in five` | p/q is a closest fraction to the value among denominators ≤ q, and within 5 % of it |
 //! | truth | `true`, `false` | equal |
 //!

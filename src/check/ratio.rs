@@ -3,7 +3,7 @@
 //! The rule, as README.md's "Stated forms" table states it:
 //!
 //! - **one in N** (`one in seven`, `1 in 250`): 1/value, rounded half to even at the
-//!   precision N is written with, is N; and 1/N is within 5 % of the value. N's precision
+//!   precision N is written with, is N; and the value is within 5 % of 1/N. N's precision
 //!   is its last non-zero digit, but never coarser than two significant figures: "one in
 //!   twelve" needs 1/value in [11.5, 12.5], "one in 250" in [245, 255], "one in a hundred"
 //!   in [95, 105].
@@ -70,23 +70,24 @@ pub fn parse(t: &str) -> Option<Fraction> {
         return Some(Fraction { p: pv, q: qv, style: RatioStyle::In(p.style, q.style), capital });
     }
     let lower = t.to_lowercase();
-    let parts: Vec<&str> = lower.split_whitespace().collect();
-    let (p, q, style) = match parts.as_slice() {
-        ["half"] | ["a", "half"] => (1, 2, RatioStyle::Unit),
-        ["a" | "an", ord] => match ordinal(ord)? {
-            (d, false) => (1, d, RatioStyle::Unit),
-            _ => return None,
-        },
-        [p, ord] => {
-            let p = words::parse(p)?;
-            let (d, plural) = ordinal(ord)?;
+    if lower == "half" {
+        return Some(Fraction { p: 1.into(), q: 2.into(), style: RatioStyle::Unit, capital });
+    }
+    // A number in words, then an ordinal: "a third", "two thirds", "one hundred and one hundredths".
+    let (count, ord) = lower.rsplit_once(char::is_whitespace)?;
+    let (d, plural) = ordinal(ord)?;
+    let (p, style) = match count.trim() {
+        "a" | "an" if !plural => (1, RatioStyle::Unit),
+        "a" | "an" => return None,
+        words_part => {
+            let p = words::parse(words_part)?;
             if plural != (p != 1) {
                 return None;
             }
-            (p, d, RatioStyle::Plural)
+            (p, RatioStyle::Plural)
         }
-        _ => return None,
     };
+    let q = d;
     Some(Fraction { p: p.into(), q: q.into(), style, capital })
 }
 
