@@ -255,6 +255,9 @@ fn silent_and_half_sent_connections_are_closed_after_the_head_timeout() {
             c
         })
         .collect();
+    // A kept-alive connection, idle after its answer, is closed as well.
+    let mut idle = connect(&s.addr);
+    write!(idle, "GET /__countersign/generation HTTP/1.1\r\nHost: {}\r\n\r\n", s.addr).unwrap();
     // A client sending its head one byte at a time, each in good time for a per-read
     // timeout, for ever: only a deadline on the whole head closes it.
     let mut drip = connect(&s.addr);
@@ -278,6 +281,9 @@ fn silent_and_half_sent_connections_are_closed_after_the_head_timeout() {
         Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::ConnectionReset, "the dripping client: {e}"),
     }
     dripper.join().unwrap();
+    let mut got = String::new();
+    idle.read_to_string(&mut got).expect("an idle kept-alive connection was not closed by the server");
+    assert!(got.starts_with("HTTP/1.1 200 ") && got.ends_with("\r\n\r\n1\n"), "{got}");
     // Nothing is left holding a place, and the server answers as before.
     wait_connections(&s, (1, 0, 0));
     assert!(s.page("/small/").contains("There are"));

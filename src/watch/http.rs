@@ -247,12 +247,13 @@ impl Listening {
     }
 
     /// Serve `state` in a background thread, answering the hosts of `access`, within the
-    /// caps the descriptor limit allows (see the module docs).
-    pub fn spawn(self, state: Arc<State>, access: Access) {
-        self.spawn_with(state, access, Limits::for_descriptors(raise_descriptor_limit()));
+    /// caps the descriptor limit allows (see the module docs). Errors: the thread cannot
+    /// be started (the message says so).
+    pub fn spawn(self, state: Arc<State>, access: Access) -> Result<(), String> {
+        self.spawn_with(state, access, Limits::for_descriptors(raise_descriptor_limit())).map(drop)
     }
 
-    fn spawn_with(self, state: Arc<State>, access: Access, limits: Limits) -> Arc<Server> {
+    fn spawn_with(self, state: Arc<State>, access: Access, limits: Limits) -> Result<Arc<Server>, String> {
         let server = Arc::new(Server {
             state,
             access,
@@ -267,8 +268,8 @@ impl Listening {
         std::thread::Builder::new()
             .name("countersign-http".into())
             .spawn(move || runtime.block_on(accept(listener, serving)))
-            .expect("cannot start the server's thread");
-        server
+            .map_err(|e| format!("cannot start the server's thread: {e}"))?;
+        Ok(server)
     }
 }
 

@@ -318,7 +318,10 @@ pub fn main(opts: &Options) -> ExitCode {
     let url = format!("http://{local}/");
     let state = Arc::new(State::default());
     state.publish(Snapshot { status: json!({ "generation": 0, "ok": false, "building": true }), ..Snapshot::default() });
-    listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts));
+    if let Err(e) = listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts)) {
+        eprintln!("error: {e}");
+        return ExitCode::from(1);
+    }
     println!("countersign watch: serving {url} (Ctrl-C stops)");
     use std::io::Write;
     let _ = std::io::stdout().flush();

@@ -84,7 +84,7 @@ fn serve(files: &[(&str, Vec<u8>)], limits: Limits) -> (Arc<Server>, SocketAddr)
     state.publish(Snapshot { generation: 1, files: Arc::new(out), error: None, status: json!({}) });
     let listening = bind("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listening.local_addr().unwrap();
-    (listening.spawn_with(state, Access::new(addr.ip(), &[]), limits), addr)
+    (listening.spawn_with(state, Access::new(addr.ip(), &[]), limits).unwrap(), addr)
 }
 
 /// Send a GET of `path` on a new connection and read the answer's status line.
