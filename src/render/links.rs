@@ -1,4 +1,4 @@
-//! Resolving the reference markers [`super::markdown::render`] leaves in a body, once every
+//! Resolving the reference marks [`super::markdown::render`] leaves in a body, once every
 //! essay's headings are known: links to essays by title or slug (with heading anchors),
 //! citations of the bibliography, and cross-references to figures and equations.
 //!
@@ -12,7 +12,7 @@ use crate::content::Essay;
 use crate::diag::Diagnostic;
 
 use super::bib::Bibliography;
-use super::markdown::{escape, heading_id, Body, Heading, RefKind, MARK, MARK_END};
+use super::markdown::{escape, heading_id, Body, Heading, RefKind};
 
 /// An essay a link may point to.
 #[derive(Clone, Debug)]
@@ -205,25 +205,16 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
         parts.push(html);
     }
     let mut out = String::with_capacity(body.html.len());
-    let mut rest = body.html.as_str();
-    while let Some(a) = rest.find(MARK) {
-        out.push_str(&rest[..a]);
-        let after = &rest[a + MARK.len_utf8()..];
-        let Some(b) = after.find(MARK_END) else {
-            rest = after;
-            continue;
-        };
-        let inner = &after[..b];
-        let (closing, n) = match inner.strip_prefix('/') {
-            Some(n) => (true, n),
-            None => (false, inner),
-        };
-        if let Some((open, close)) = n.parse::<usize>().ok().and_then(|i| parts.get(i)) {
-            out.push_str(if closing { close } else { open });
+    let mut last = 0;
+    for m in &body.marks {
+        let at = m.at.clamp(last, body.html.len());
+        out.push_str(&body.html[last..at]);
+        if let Some((open, close)) = parts.get(m.reference) {
+            out.push_str(if m.closing { close } else { open });
         }
-        rest = &after[b + MARK_END.len_utf8()..];
+        last = at;
     }
-    out.push_str(rest);
+    out.push_str(&body.html[last..]);
     r.html = out;
     r
 }
