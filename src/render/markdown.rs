@@ -314,6 +314,7 @@ impl<'a> Renderer<'a> {
             }
             Tag::Heading { level, id, classes, attrs } => {
                 let id = id.map(|id| self.refuse(frag, id, range, "a heading's `{#id}`"));
+                self.refuse_in_attribute_block(frag, range);
                 Tag::Heading { level, id, classes, attrs }
             }
             t => t,
@@ -347,6 +348,21 @@ impl<'a> Renderer<'a> {
             );
         }
         s
+    }
+
+    /// An error at each claim in the `{#id}` or `{.class}` block closing the heading at
+    /// `range` (the parser reads such a block as text once a claim is in it).
+    fn refuse_in_attribute_block(&mut self, frag: &Fragment<'a>, range: &Range<usize>) {
+        let src = frag.text.get(range.clone()).unwrap_or("").trim_end();
+        let Some(open) = src.rfind("{#").or_else(|| src.rfind("{.")).filter(|_| src.ends_with('}')) else { return };
+        let from = range.start + open;
+        for (span, _) in frag.claims.iter().filter(|(sp, _)| from < sp.start && sp.end <= range.end) {
+            self.diags.push(
+                Diagnostic::error(&self.essay.file, frag.to_file(span.clone()), "a claim cannot go in a heading's `{#id}`")
+                    .with_label("in this claim")
+                    .with_hint("an id is not read as text: state the number in the heading's text (its id leaves stated values out)"),
+            );
+        }
     }
 
     /// The math `m` (event at `range`) with its claims' text put in.
@@ -860,3 +876,118 @@ pub fn heading_id(text: &str) -> String {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An essay made from `body` (no file is read), rendered with each claim's HTML
+    /// `<c>text</c>` and its text as written (`plain`'s text, a check's stated text).
+    fn rendered(body: &str, figure_html: &[String]) -> (Essay, Body, Vec<Diagnostic>) {
+        let (e, d) = crate::content::parse_essay("essays/a.md", "essays/a.md".into(), format!("---\ntitle: T\n---\n{body}"));
+        assert!(d.is_empty(), "{d:?}");
+        let e = e.expect("essay");
+        let text: Vec<String> = e
+            .claims
+            .iter()
+            .map(|c| match &c.kind {
+                ClaimKind::Check { stated, .. } => stated.clone(),
+                ClaimKind::Plain { text } => text.clone(),
+                _ => "?".into(),
+            })
+            .collect();
+        let html: Vec<String> = text.iter().map(|t| format!("<c>{}</c>", escape(t))).collect();
+        let math = Math::new(&Default::default()).expect("math");
+        let (b, d) = render(&e, &html, &text, figure_html, &math);
+        (e, b, d)
+    }
+
+    #[test]
+    fn private_use_characters_an_author_writes_are_kept() {
+        let body = "A \u{E000}0\u{E001} and \u{E002}0\u{E003} with {{ plain 5 }} and `\u{E000}1\u{E001}`.\n\n## \u{E002}1\u{E003} {{ plain 5 }}\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("A \u{E000}0\u{E001} and \u{E002}0\u{E003} with <c>5</c> and <code>\u{E000}1\u{E001}</code>."), "{}", b.html);
+        assert_eq!(b.headings[0].text, "\u{E002}1\u{E003} 5");
+        assert!(b.marks.is_empty());
+    }
+
+    #[test]
+    fn claims_survive_emphasis_breaks_and_smart_punctuation() {
+        let (_, b, _) = rendered("*all {{ x.n =\n fifty-five }}* of 'them' -- {{ plain 'q' }}\n", &[]);
+        assert!(b.html.contains("<em>all <c>fifty-five</c></em> of ‘them’ – <c>&#39;q&#39;</c>"), "{}", b.html);
+        // A tag opened inside a claim goes with it; one around it stays.
+        let (_, b, _) = rendered("a {{ x.n = *5* }} b *c {{ x.m = 6* }} d\n", &[]);
+        assert_eq!(b.html.matches("<em>").count(), b.html.matches("</em>").count(), "{}", b.html);
+        assert!(b.html.contains("<c>*5*</c>"), "{}", b.html);
+    }
+
+    #[test]
+    fn claims_in_titles_locators_and_targets_read_as_their_text() {
+        let body = "[a](https://x.org \"page {{ plain 44 }}\") ![b {{ plain 3 }}](i.png \"{{ plain 7 }}\") \
+                    [@onag, p. {{ plain 194 }}] [[Nim {{ plain 8 }} heaps]] [[#The {{ g.n = 5 }} positions|there]]\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("<a href=\"https://x.org\" title=\"page 44\">a</a>"), "{}", b.html);
+        assert!(b.html.contains("<img src=\"i.png\" alt=\"b 3\" title=\"7\" />"), "{}", b.html);
+        let kinds: Vec<&RefKind> = b.refs.iter().map(|r| &r.kind).collect();
+        assert_eq!(kinds[0], &RefKind::Cite { keys: vec![("onag".into(), Some("p. 194".into()))], year_only: false });
+        assert_eq!(kinds[1], &RefKind::Essay { target: "Nim 8 heaps".into(), heading: None, own_text: false });
+        assert_eq!(kinds[2], &RefKind::Essay { target: String::new(), heading: Some("The 5 positions".into()), own_text: true });
+        // The locator's source span covers the whole citation.
+        assert_eq!(b.marks.len(), 4);
+    }
+
+    #[test]
+    fn claims_in_destinations_and_ids_are_errors() {
+        let (e, b, d) = rendered("[a](<https://x.org/{{ plain 4 }}>) and ![b](<f{{ plain 5 }}.png>)\n\n## H {#h{{ plain 6 }}}\n", &[]);
+        let at: Vec<&str> = d.iter().map(|d| &e.source[d.span.clone()]).collect();
+        assert!(at.contains(&"{{ plain 4 }}") && at.contains(&"{{ plain 5 }}") && at.contains(&"{{ plain 6 }}"), "{d:?} {}", b.html);
+        assert!(d.iter().all(|d| d.message.starts_with("a claim cannot go in")), "{d:?}");
+    }
+
+    #[test]
+    fn heading_ids_leave_out_stated_values() {
+        let (_, b, _) = rendered("## The {{ g.n = 523 }} positions\n\n## In {{ plain 1954 }}\n", &[]);
+        assert_eq!(b.headings[0].id, "the-positions");
+        assert_eq!(b.headings[0].text, "The 523 positions");
+        assert_eq!(b.headings[1].id, "in-1954");
+        let (_, b2, _) = rendered("## The {{ g.n = 522 }} positions\n\n## In {{ plain 1954 }}\n", &[]);
+        assert_eq!(b2.headings[0].id, b.headings[0].id);
+    }
+
+    #[test]
+    fn many_identical_headings_get_distinct_ids() {
+        // Quadratic (or worse) id assignment made this take minutes.
+        let n = 20_000;
+        let (_, b, _) = rendered(&"## Same\n\n".repeat(n), &[]);
+        assert_eq!(b.headings.len(), n);
+        assert_eq!(b.headings[n - 1].id, format!("same-{}", n - 1));
+        let ids: HashSet<&str> = b.headings.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids.len(), n);
+    }
+
+    #[test]
+    fn math_holds_its_claims_text() {
+        let (_, b, d) = rendered("Here $n = {{ g.n = 99 }}$ and $\\frac{{1}}{2}$.\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("<mn>99</mn>"), "{}", b.html);
+        assert!(!b.html.contains("{{"), "{}", b.html);
+    }
+
+    #[test]
+    fn captions_render_markdown_math_and_claims() {
+        let body = "```census\nid: g\nrun: x\n```\n\n```figure\nid: f\nfrom: g\nplot: grid\n\
+                    caption: \"*All* $x_1$ of {{ g.n = 12 }} [@onag]\"\nalt: \"Cells {{ plain 3 }} and *b*\"\n```\n";
+        let figure = format!("<figure><img alt=\"A\">{}</figure>\n", caption_slot(1));
+        let (e, b, d) = rendered(body, &[figure]);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(e.figures[0].alt, "Cells 3 and b");
+        assert_eq!(e.figures[0].caption, "All x_1 of 12 [@onag]");
+        let cap = &b.html[b.html.find("<figcaption>").expect("caption")..];
+        assert!(cap.starts_with("<figcaption><span class=\"fig-number\">Figure 1.</span> <em>All</em> <math"), "{cap}");
+        assert!(cap.contains(" of <c>12</c> "), "{cap}");
+        assert_eq!(b.refs.len(), 1);
+        assert!(matches!(&b.refs[0].kind, RefKind::Cite { .. }));
+    }
+}
