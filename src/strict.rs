@@ -12,9 +12,10 @@
 //! decimal point; and every number word from "three" up ("fifty-five", "hundred",
 //! "twelve"). "zero", "one" and "two" are too common in ordinary sentences to flag; for the
 //! same reason ASCII digits right after a letter (`x2`, `H2O`) are not flagged. In math,
-//! the numbers 0, 1 and 2 (`k + 1`, `2k`, `x_0`) are the formula's own and are left alone;
-//! every larger number is flagged. A number that is not computed (a year, a page, the rules
-//! of a game) is marked with `{{ plain 1954 }}`.
+//! a formula's numbers are its own constants (`k + 1`, `2k`, `b \ge 3`); numbers are
+//! flagged in math that holds no variable (`$37$`, `$(1, 2)$`, `$\langle 5, 7\rangle$`),
+//! where the math only typesets numbers, from 3 up. A number that is not computed (a year,
+//! a page, the rules of a game) is marked with `{{ plain 1954 }}`.
 //!
 //! When a flagged number equals a parameter or a value of one of the essay's bound
 //! results, the hint names that path.
@@ -87,7 +88,7 @@ fn regions(e: &Essay) -> Vec<(Range<usize>, Rule)> {
         out.push((f.caption_span.clone(), Rule::Prose));
         out.push((f.alt_span.clone(), Rule::Prose));
     }
-    out.extend(e.math.iter().map(|r| (r.clone(), Rule::Math)));
+    out.extend(e.math.iter().filter(|r| !has_variable(&e.source[(*r).clone()])).map(|r| (r.clone(), Rule::Math)));
     let mut parser = Parser::new_ext(body, markdown_options() | pulldown_cmark::Options::ENABLE_WIKILINKS).into_offset_iter();
     for (ev, range) in parser.by_ref() {
         match ev {
@@ -108,6 +109,27 @@ fn regions(e: &Essay) -> Vec<(Range<usize>, Rule)> {
         }
     }
     out
+}
+
+/// True when the LaTeX `math` holds a variable: a letter outside a `\command` name (and
+/// outside the `\label{…}`, `\text{…}` and claims it may hold).
+fn has_variable(math: &str) -> bool {
+    let mut chars = math.chars().peekable();
+    let mut in_claim = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                while chars.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+                    chars.next();
+                }
+            }
+            '{' if chars.peek() == Some(&'{') => in_claim = true,
+            '}' if in_claim && chars.peek() == Some(&'}') => in_claim = false,
+            c if c.is_alphabetic() && !in_claim => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The spans of the numbers in `source[region]` that `rule` flags.
@@ -267,7 +289,7 @@ mod tests {
     fn every_place_a_reader_sees_is_scanned() {
         let src = "---\ntitle: Nim on 7 heaps\nsummary: About twelve of them.\n---\n\
                    See [it](https://x.org/p/123 \"page 44\") and ![a 5](i.png).\n\n\
-                   Math $k + 1 = 37$ and $\\frac{1}{2} x_0$; ３ and ٣ and x² and ½; [@onag, p. 194].\n\n\
+                   Math $k + 1 = 3$ and $37$ and $(1, 2)$; ３ and ٣ and x² and ½; [@onag, p. 194].\n\n\
                    ```figure\nid: f\nfrom: g\nplot: grid\ncaption: Heaps up to 420.\nalt: Eleven cells.\n```\n";
         assert_eq!(flagged(src), ["7", "twelve", "44", "5", "37", "３", "٣", "²", "½", "194", "420", "Eleven"]);
     }
@@ -276,7 +298,7 @@ mod tests {
     fn every_finding_can_be_covered_where_it_stands() {
         let src = "---\ntitle: \"Nim on {{ plain 7 }} heaps\"\nsummary: About {{ plain twelve }} of them.\n---\n\
                    See [it](https://x.org/p/123 \"page {{ plain 44 }}\") and ![a {{ plain 5 }}](i.png).\n\n\
-                   Math $k + 1 = {{ plain 37 }}$; {{ plain ３ }} and {{ plain 1 }}st; [@onag, p. {{ plain 194 }}].\n\n\
+                   Math ${{ plain 37 }}$; {{ plain ３ }} and {{ plain 1 }}st; [@onag, p. {{ plain 194 }}].\n\n\
                    ```figure\nid: f\nfrom: g\nplot: grid\ncaption: Heaps up to {{ plain 420 }}.\nalt: \"{{ plain Eleven }} cells.\"\n```\n";
         assert_eq!(flagged(src), Vec::<String>::new());
     }
