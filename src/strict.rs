@@ -145,11 +145,12 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
             let mut j = i;
             while j < chars.len()
                 && (chars[j].1.is_numeric()
-                    || ((chars[j].1 == ',' || chars[j].1 == '.') && chars.get(j + 1).is_some_and(|x| x.1.is_numeric())))
+                    || ((chars[j].1 == '.' || chars[j].1 == ',' && rule == Rule::Prose) && chars.get(j + 1).is_some_and(|x| x.1.is_numeric())))
             {
                 j += 1;
             }
             let written = &text[off..end_of(j)];
+            // In math a comma separates numbers (`\\{0,1\\}`); in prose it groups digits.
             let after_letter = i > 0 && chars[i - 1].1.is_alphabetic() && c.is_ascii_digit();
             let formula_own = rule == Rule::Math && matches!(written, "0" | "1" | "2");
             if !after_letter && !formula_own {
