@@ -220,7 +220,7 @@ fn main() -> ExitCode {
             let reports: Vec<countersign::check::ClaimReport> =
                 run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
             if *strict {
-                diags.extend(countersign::strict::findings(&run.loaded.essays));
+                diags.extend(countersign::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
             }
             if *bless {
                 let (edits, refusals) = countersign::bless::plan(&reports);

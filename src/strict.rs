@@ -1,14 +1,32 @@
-//! `countersign check --strict`: numbers in prose that no claim covers, and
+//! `countersign check --strict`: numbers a reader sees that no claim covers, and
 //! interpolations (which print a value but check nothing).
 //!
-//! Flagged: every run of digits (with its separators and decimal point) and every number
-//! word from "three" up ("fifty-five", "hundred", "twelve"), in prose outside claims,
-//! code, raw HTML, math, directive blocks and front matter. "zero", "one" and "two" are
-//! too common in ordinary sentences to flag. A number that is not computed (a year, a
-//! section number, the rules of a game) is marked with `{{ plain 1954 }}`.
+//! Where: the body's prose (headings, tables, lists, footnotes, link text, citation
+//! locators, the text of `[[…]]` links), link and image titles, math, figure captions and
+//! alt text, and the front matter's `title` and `summary` — outside claims, code, raw HTML
+//! and directive blocks. Every one of these places takes a claim or `{{ plain … }}`, so
+//! every finding can be fixed where it stands.
+//!
+//! What: every number written with digits of any script (ASCII, fullwidth, Arabic-Indic,
+//! …), superscripts, vulgar fractions and other numeric characters, with its separators and
+//! decimal point; and every number word from "three" up ("fifty-five", "hundred",
+//! "twelve"). "zero", "one" and "two" are too common in ordinary sentences to flag; for the
+//! same reason ASCII digits right after a letter (`x2`, `H2O`) are not flagged. In math,
+//! a formula's numbers are its own constants (`k + 1`, `2k`, `b \ge 3`); numbers are
+//! flagged in math that holds no variable (`$37$`, `$(1, 2)$`, `$\langle 5, 7\rangle$`),
+//! where the math only typesets numbers, from 3 up. A number that is not computed (a year,
+//! a page, the rules of a game) is marked with `{{ plain 1954 }}`.
+//!
+//! When a flagged number equals a parameter or a value of one of the essay's bound
+//! results, the hint names that path.
 
-use pulldown_cmark::{Event, Parser};
+use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 
+use pulldown_cmark::{Event, Parser, Tag};
+use serde_json::Value;
+
+use crate::check::Bound;
 use crate::content::claim::ClaimKind;
 use crate::content::scan::markdown_options;
 use crate::content::Essay;
@@ -22,75 +40,228 @@ pub fn is_number_word(w: &str) -> bool {
     lower.split('-').all(|p| flagged(p) || matches!(p, "one" | "two")) && lower.split('-').any(flagged)
 }
 
-/// Uncovered numbers and interpolations in `essays`, as errors.
-pub fn findings(essays: &[Essay]) -> Vec<Diagnostic> {
+/// How a region is read: as prose, or as math (where 0, 1 and 2 are left alone).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    Prose,
+    Math,
+}
+
+/// Uncovered numbers and interpolations in `essays`, as errors, in order of place.
+/// `bound[i]`, when given, holds essay `i`'s bound results, for hints naming the path a
+/// flagged number equals.
+pub fn findings(essays: &[Essay], bound: Option<&[BTreeMap<String, Bound>]>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for e in essays {
-        let covered: Vec<std::ops::Range<usize>> = e.claims.iter().map(|c| c.span.clone()).collect();
-        let inside = |at: usize| covered.iter().chain(e.excluded.iter()).any(|r| r.start <= at && at < r.end);
+    for (i, e) in essays.iter().enumerate() {
+        let paths = bound.and_then(|b| b.get(i)).map(Paths::new).unwrap_or_default();
+        let mut found = Vec::new();
         for c in &e.claims {
             if let ClaimKind::Interpolate { path, .. } = &c.kind {
-                out.push(
+                found.push(
                     Diagnostic::error(&e.file, c.span.clone(), format!("`{{{{ {path} }}}}` prints a value but checks nothing"))
                         .with_hint("state the value: {{ path = 523 }}, so that a change to the computation is caught"),
                 );
             }
         }
-        let body = &e.source[e.body.clone()];
-        let base = e.body.start;
-        for (ev, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
-            let Event::Text(_) = ev else { continue };
-            let text = &body[range.clone()];
-            let start = base + range.start;
-            let mut i = 0;
-            let chars: Vec<(usize, char)> = text.char_indices().collect();
-            while i < chars.len() {
-                let (off, c) = chars[i];
-                let at = start + off;
-                if c.is_ascii_digit() {
-                    let mut j = i;
-                    while j < chars.len()
-                        && (chars[j].1.is_ascii_digit()
-                            || ((chars[j].1 == ',' || chars[j].1 == '.') && chars.get(j + 1).is_some_and(|x| x.1.is_ascii_digit())))
-                    {
-                        j += 1;
-                    }
-                    let end = start + chars.get(j).map(|x| x.0).unwrap_or(text.len());
-                    let prev_alpha = i > 0 && chars[i - 1].1.is_alphabetic();
-                    if !inside(at) && !prev_alpha {
-                        out.push(uncovered(e, at..end));
-                    }
-                    i = j;
-                } else if c.is_alphabetic() {
-                    let mut j = i;
-                    while j < chars.len() && (chars[j].1.is_alphabetic() || chars[j].1 == '-') {
-                        j += 1;
-                    }
-                    let end = start + chars.get(j).map(|x| x.0).unwrap_or(text.len());
-                    let word = e.source[at..end].trim_end_matches('-');
-                    if is_number_word(word) && !inside(at) {
-                        out.push(uncovered(e, at..at + word.len()));
-                    }
-                    i = j;
-                } else {
-                    i += 1;
+        let covered: Vec<Range<usize>> = e.claims.iter().map(|c| c.span.clone()).collect();
+        for (region, rule) in regions(e) {
+            for span in numbers(&e.source, region, rule) {
+                if !covered.iter().any(|r| r.start <= span.start && span.start < r.end) {
+                    found.push(uncovered(e, span, &paths));
                 }
+            }
+        }
+        found.sort_by_key(|d| d.span.start);
+        found.dedup_by(|a, b| a.span == b.span);
+        out.extend(found);
+    }
+    out
+}
+
+/// The regions of `e`'s file a reader sees as text, with how each is read.
+fn regions(e: &Essay) -> Vec<(Range<usize>, Rule)> {
+    let body = &e.source[e.body.clone()];
+    let base = e.body.start;
+    let excluded = |at: usize| e.excluded.iter().any(|r| r.start <= at && at < r.end);
+    let mut out: Vec<(Range<usize>, Rule)> = e.front.text_spans.iter().map(|r| (r.clone(), Rule::Prose)).collect();
+    for f in &e.figures {
+        out.push((f.caption_span.clone(), Rule::Prose));
+        out.push((f.alt_span.clone(), Rule::Prose));
+    }
+    out.extend(e.math.iter().filter(|r| !has_variable(&e.source[(*r).clone()])).map(|r| (r.clone(), Rule::Math)));
+    let mut parser = Parser::new_ext(body, markdown_options() | pulldown_cmark::Options::ENABLE_WIKILINKS).into_offset_iter();
+    for (ev, range) in parser.by_ref() {
+        match ev {
+            Event::Text(_) if !excluded(base + range.start) => out.push((base + range.start..base + range.end, Rule::Prose)),
+            Event::Start(Tag::Link { title, .. } | Tag::Image { title, .. }) if !title.is_empty() => {
+                if let Some(at) = body[range.clone()].rfind(&*title) {
+                    out.push((base + range.start + at..base + range.start + at + title.len(), Rule::Prose));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (_, def) in parser.reference_definitions().iter() {
+        if let Some(title) = def.title.as_deref().filter(|t| !t.is_empty()) {
+            if let Some(at) = body[def.span.clone()].rfind(title) {
+                out.push((base + def.span.start + at..base + def.span.start + at + title.len(), Rule::Prose));
             }
         }
     }
     out
 }
 
-fn uncovered(e: &Essay, span: std::ops::Range<usize>) -> Diagnostic {
+/// True when the LaTeX `math` holds a variable: a letter outside a `\command` name (and
+/// outside the `\label{…}`, `\text{…}` and claims it may hold).
+fn has_variable(math: &str) -> bool {
+    let mut chars = math.chars().peekable();
+    let mut in_claim = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                while chars.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
+                    chars.next();
+                }
+            }
+            '{' if chars.peek() == Some(&'{') => in_claim = true,
+            '}' if in_claim && chars.peek() == Some(&'}') => in_claim = false,
+            c if c.is_alphabetic() && !in_claim => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The spans of the numbers in `source[region]` that `rule` flags.
+fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> {
+    let text = &source[region.clone()];
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let end_of = |j: usize| chars.get(j).map_or(text.len(), |x| x.0);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let (off, c) = chars[i];
+        if c.is_numeric() {
+            let mut j = i;
+            while j < chars.len()
+                && (chars[j].1.is_numeric()
+                    || ((chars[j].1 == '.' || chars[j].1 == ',' && rule == Rule::Prose) && chars.get(j + 1).is_some_and(|x| x.1.is_numeric())))
+            {
+                j += 1;
+            }
+            let written = &text[off..end_of(j)];
+            // In math a comma separates numbers (`\\{0,1\\}`); in prose it groups digits.
+            let after_letter = i > 0 && chars[i - 1].1.is_alphabetic() && c.is_ascii_digit();
+            let formula_own = rule == Rule::Math && matches!(written, "0" | "1" | "2");
+            if !after_letter && !formula_own {
+                out.push(region.start + off..region.start + end_of(j));
+            }
+            i = j;
+        } else if c.is_alphabetic() {
+            let mut j = i;
+            while j < chars.len() && (chars[j].1.is_alphabetic() || chars[j].1 == '-') {
+                j += 1;
+            }
+            let word = text[off..end_of(j)].trim_end_matches('-');
+            // In math, letters are variables and commands, not words.
+            if rule == Rule::Prose && is_number_word(word) {
+                out.push(region.start + off..region.start + off + word.len());
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The paths of the numbers in an essay's parameters and results, by value (digits
+/// without separators), a few per value; results are walked to a bounded number of
+/// nodes, so a huge result costs no more than a small one.
+#[derive(Default)]
+struct Paths {
+    by_value: HashMap<String, Vec<String>>,
+}
+
+impl Paths {
+    const MAX_NODES: usize = 200_000;
+    const PER_VALUE: usize = 3;
+
+    fn new(bound: &BTreeMap<String, Bound>) -> Paths {
+        let mut p = Paths::default();
+        let mut budget = Self::MAX_NODES;
+        for (id, b) in bound {
+            p.walk(&b.params, format!("{id}.with"), &mut budget);
+        }
+        for (id, b) in bound {
+            p.walk(&b.result, id.clone(), &mut budget);
+        }
+        p
+    }
+
+    fn walk(&mut self, v: &Value, path: String, budget: &mut usize) {
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        match v {
+            Value::Number(n) => {
+                let paths = self.by_value.entry(n.to_string()).or_default();
+                if paths.len() < Self::PER_VALUE {
+                    paths.push(path);
+                }
+            }
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    self.walk(x, format!("{path}[{i}]"), budget);
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m {
+                    self.walk(x, format!("{path}.{k}"), budget);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The paths whose value is the number `written` (digits, or a number word).
+    fn of(&self, written: &str) -> &[String] {
+        let key = if written.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') {
+            written.replace(',', "")
+        } else {
+            match crate::check::words::parse(written) {
+                Some(n) => n.to_string(),
+                None => return &[],
+            }
+        };
+        self.by_value.get(&key).map_or(&[], Vec::as_slice)
+    }
+}
+
+fn uncovered(e: &Essay, span: Range<usize>, paths: &Paths) -> Diagnostic {
     let text = e.source[span.clone()].to_string();
-    Diagnostic::error(&e.file, span, format!("`{text}` is a number no claim covers"))
-        .with_label("not checked")
-        .with_hint(format!("tie it to a census with {{{{ id.path = {text} }}}}, or mark it as not computed with {{{{ plain {text} }}}}"))
+    let hint = match paths.of(&text) {
+        [] => format!("tie it to a census with {{{{ id.path = {text} }}}}, or mark it as not computed with {{{{ plain {text} }}}}"),
+        found => format!(
+            "it equals {}: write {{{{ {} = {text} }}}} if that is the number meant, or mark it as not computed with {{{{ plain {text} }}}}",
+            found.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+            found[0]
+        ),
+    };
+    Diagnostic::error(&e.file, span, format!("`{text}` is a number no claim covers")).with_label("not checked").with_hint(hint)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn flagged(src: &str) -> Vec<String> {
+        let (essay, d) = crate::content::parse_essay("e.md", "e.md".into(), src.to_string());
+        assert!(d.is_empty(), "{d:?}");
+        let essay = essay.unwrap();
+        findings(std::slice::from_ref(&essay), None).iter().map(|d| essay.source[d.span.clone()].to_string()).collect()
+    }
 
     #[test]
     fn number_words() {
@@ -104,14 +275,44 @@ mod tests {
 
     #[test]
     fn finds_uncovered_numbers_only_in_prose() {
-        let src = "---\ntitle: T\n---\nWe saw 523 positions and {{ plain 1954 }} and {{ a.b = 12 }}; fifty-five `77` $x_3$ and one.\n\n```census\nid: a\nrun: x\nwith: {n: 9}\n```\n{{ a.c }}\n";
+        let src = "---\ntitle: T\n---\nWe saw 523 positions and {{ plain 1954 }} and {{ a.b = 12 }}; fifty-five `77` $x_2$ and one.\n\n```census\nid: a\nrun: x\nwith: {n: 9}\n```\n{{ a.c }}\n";
         let (essay, d) = crate::content::parse_essay("e.md", "e.md".into(), src.to_string());
         assert!(d.is_empty(), "{d:?}");
-        let f = findings(&[essay.unwrap()]);
+        let f = findings(&[essay.unwrap()], None);
         let msgs: Vec<&str> = f.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(msgs.len(), 3, "{msgs:?}");
-        assert!(msgs[0].contains("checks nothing"));
-        assert!(msgs[1].contains("`523`"));
-        assert!(msgs[2].contains("`fifty-five`"));
+        assert!(msgs[0].contains("`523`"));
+        assert!(msgs[1].contains("`fifty-five`"));
+        assert!(msgs[2].contains("checks nothing"));
+    }
+
+    #[test]
+    fn every_place_a_reader_sees_is_scanned() {
+        let src = "---\ntitle: Nim on 7 heaps\nsummary: About twelve of them.\n---\n\
+                   See [it](https://x.org/p/123 \"page 44\") and ![a 5](i.png).\n\n\
+                   Math $k + 1 = 3$ and $37$ and $(1, 2)$; ３ and ٣ and x² and ½; [@onag, p. 194].\n\n\
+                   ```figure\nid: f\nfrom: g\nplot: grid\ncaption: Heaps up to 420.\nalt: Eleven cells.\n```\n";
+        assert_eq!(flagged(src), ["7", "twelve", "44", "5", "37", "３", "٣", "²", "½", "194", "420", "Eleven"]);
+    }
+
+    #[test]
+    fn every_finding_can_be_covered_where_it_stands() {
+        let src = "---\ntitle: \"Nim on {{ plain 7 }} heaps\"\nsummary: About {{ plain twelve }} of them.\n---\n\
+                   See [it](https://x.org/p/123 \"page {{ plain 44 }}\") and ![a {{ plain 5 }}](i.png).\n\n\
+                   Math ${{ plain 37 }}$; {{ plain ３ }} and {{ plain 1 }}st; [@onag, p. {{ plain 194 }}].\n\n\
+                   ```figure\nid: f\nfrom: g\nplot: grid\ncaption: Heaps up to {{ plain 420 }}.\nalt: \"{{ plain Eleven }} cells.\"\n```\n";
+        assert_eq!(flagged(src), Vec::<String>::new());
+    }
+
+    #[test]
+    fn hints_name_the_path_a_number_equals() {
+        let mut bound = BTreeMap::new();
+        let result = serde_json::json!({ "positions": 523, "by": [1, 40] });
+        bound.insert("g".to_string(), Bound { id: "g".into(), census: "c".into(), params: serde_json::json!({ "n": 40 }), result: result.into() });
+        let (essay, _) = crate::content::parse_essay("e.md", "e.md".into(), "---\ntitle: T\n---\n523 and 40 and 1,000\n".into());
+        let f = findings(&[essay.unwrap()], Some(&[bound]));
+        assert!(f[0].notes.join(" ").contains("`g.positions`"), "{:?}", f[0].notes);
+        assert!(f[1].notes.join(" ").contains("`g.with.n`, `g.by[1]`"), "{:?}", f[1].notes);
+        assert!(!f[2].notes.join(" ").contains("equals"), "{:?}", f[2].notes);
     }
 }

@@ -12,6 +12,8 @@ use std::ops::Range;
 
 use serde::Deserialize;
 
+use super::claim::Claim;
+use super::inline;
 use crate::diag::Diagnostic;
 
 /// An essay's front matter.
@@ -29,6 +31,12 @@ pub struct FrontMatter {
     pub date: Option<String>,
     /// One sentence for the index.
     pub summary: Option<String>,
+    /// Claims written in the title and the summary, in order. They are checked like the
+    /// body's; `title` and `summary` above show each as its stated text.
+    pub claims: Vec<Claim>,
+    /// Spans in the file of the title's and the summary's values as written (for
+    /// `--strict`).
+    pub text_spans: Vec<Range<usize>>,
 }
 
 #[derive(Deserialize)]
@@ -119,8 +127,25 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         })
         .unwrap_or(0..3);
     let mut diags = Vec::new();
-    let title = raw.title.unwrap_or_default().trim().to_string();
-    if title.is_empty() {
+    let mut claims = Vec::new();
+    let mut text_spans = Vec::new();
+    let mut with_claims = |key: &str, decoded: Option<String>, diags: &mut Vec<Diagnostic>| {
+        let decoded = decoded?;
+        let Some(at) = super::locate_keys(yaml, &[key]) else { return Some(decoded) };
+        let region = inline::value_region(yaml, at);
+        text_spans.push(yaml_start + region.start..yaml_start + region.end);
+        let (found, errors) = inline::claims_in(yaml, region, yaml_start);
+        let what = format!("the {key}");
+        let shown = inline::substitute(&decoded, &found, source, &what);
+        for e in errors.into_iter().chain(shown.as_ref().err().cloned()) {
+            diags.push(Diagnostic::error(file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
+        }
+        claims.extend(found);
+        shown.ok()
+    };
+    let title = with_claims("title", raw.title, &mut diags).unwrap_or_default().trim().to_string();
+    let summary = with_claims("summary", raw.summary, &mut diags);
+    if title.is_empty() && diags.is_empty() {
         diags.push(Diagnostic::error(file, title_span.clone(), "the essay has no title").with_hint("add `title: …` to the front matter"));
     }
     if let Some(d) = &raw.date {
@@ -146,7 +171,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         return Err(diags);
     }
     Ok((
-        FrontMatter { title, title_span, anchor: raw.anchor, rung: raw.rung, date: raw.date, summary: raw.summary },
+        FrontMatter { title, title_span, anchor: raw.anchor, rung: raw.rung, date: raw.date, summary, claims, text_spans },
         body_start..source.len(),
     ))
 }

@@ -7,6 +7,7 @@
 
 pub mod claim;
 pub mod front;
+pub mod inline;
 pub mod scan;
 
 use std::ops::Range;
@@ -45,10 +46,18 @@ pub struct FigureBlock {
     pub plot: String,
     /// Span of `plot`'s value.
     pub plot_span: Range<usize>,
-    /// Caption, Markdown-free text.
+    /// Caption as plain text (claims as their stated text, Markdown dropped), for the
+    /// SVG's title.
     pub caption: String,
-    /// Alternative text for readers who cannot see the figure.
+    /// Caption as written (Markdown, math and claims), for the page.
+    pub caption_markdown: String,
+    /// Span in the file of the caption's value as written.
+    pub caption_span: Range<usize>,
+    /// Alternative text for readers who cannot see the figure, as plain text (claims as
+    /// their stated text, Markdown dropped).
     pub alt: String,
+    /// Span in the file of the alt text's value as written.
+    pub alt_span: Range<usize>,
     /// The remaining keys, for the figure kind to deserialize.
     pub options: serde_json::Map<String, serde_json::Value>,
     /// The block as Markdown sees it.
@@ -77,8 +86,10 @@ pub struct Essay {
     pub figures: Vec<FigureBlock>,
     /// Claims, in order.
     pub claims: Vec<Claim>,
-    /// Ranges of the body where claims are not recognised (code, HTML, math).
+    /// Ranges of the body where claims are not recognised in prose (code, HTML, math).
     pub excluded: Vec<Range<usize>>,
+    /// The body's math (`$…$`, `$$…$$`), sorted.
+    pub math: Vec<Range<usize>>,
 }
 
 /// The slug of an essay file: its stem, lower-cased, with every run of characters other
@@ -207,6 +218,33 @@ pub fn block_key_span(block: &FencedBlock, key: &str) -> Range<usize> {
     }
 }
 
+/// A figure's `caption` or `alt` (`key`, parsed as `decoded`): its claims, found in the
+/// block as written, go to `claims`; returns the plain text (claims as stated, Markdown
+/// dropped) and the value's span in the file.
+fn figure_text(
+    file: &str,
+    source: &str,
+    b: &FencedBlock,
+    key: &str,
+    decoded: &str,
+    claims: &mut Vec<Claim>,
+    diags: &mut Vec<Diagnostic>,
+) -> (String, Range<usize>) {
+    let Some(at) = locate_keys(&b.content, &[key]) else { return (inline::strip_markdown(decoded), b.span.clone()) };
+    let region = inline::value_region(&b.content, at);
+    let span = b.source_offset(region.start)..b.source_offset(region.end);
+    // Claims are read from the file's text of the value (a block quote's `>` included),
+    // so that their spans point into the file.
+    let (found, errors) = inline::claims_in(source, span.clone(), 0);
+    let what = if key == "alt" { "alt text" } else { "a caption" };
+    let plain = inline::substitute(decoded, &found, source, what);
+    for e in errors.into_iter().chain(plain.as_ref().err().cloned()) {
+        diags.push(Diagnostic::error(file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
+    }
+    claims.extend(found);
+    (inline::strip_markdown(&plain.unwrap_or_else(|_| decoded.to_string())), span)
+}
+
 /// Parse one essay from its text. `file` is the name diagnostics show. Returns the essay
 /// (when its front matter is usable) and every problem found, all at once.
 pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
@@ -225,6 +263,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     }
     let mut calls = Vec::new();
     let mut figures: Vec<FigureBlock> = Vec::new();
+    let mut claims = front.claims.clone();
     for b in sc.blocks {
         if b.kind == "census" {
             match crate::yaml::from_str::<CensusHead>(&b.content) {
@@ -272,14 +311,19 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                         continue;
                     }
                     let plot_span = block_key_span(&b, "plot");
+                    let (caption, caption_span) = figure_text(file, &source, &b, "caption", &h.caption, &mut claims, &mut diags);
+                    let (alt, alt_span) = figure_text(file, &source, &b, "alt", &h.alt, &mut claims, &mut diags);
                     figures.push(FigureBlock {
                         id: h.id,
                         from,
                         from_span,
                         plot: h.plot,
                         plot_span,
-                        caption: h.caption,
-                        alt: h.alt,
+                        caption,
+                        caption_markdown: h.caption,
+                        caption_span,
+                        alt,
+                        alt_span,
                         options: h.rest,
                         block: b,
                     });
@@ -295,7 +339,21 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                 .with_hint("name essays with letters or digits, e.g. `no-two-heaps.md`"),
         );
     }
-    let essay = Essay { file: file.to_string(), path, slug, source, front, body, calls, figures, claims: sc.claims, excluded: sc.excluded };
+    claims.extend(sc.claims);
+    claims.sort_by_key(|c| c.span.start);
+    let essay = Essay {
+        file: file.to_string(),
+        path,
+        slug,
+        source,
+        front,
+        body,
+        calls,
+        figures,
+        claims,
+        excluded: sc.excluded,
+        math: sc.math,
+    };
     (Some(essay), diags)
 }
 

@@ -1,9 +1,12 @@
 //! Where things lie in an essay's Markdown: the ranges claims may not occur in (code,
-//! raw HTML, math), the fenced directive blocks, and the `{{ … }}` claims outside them.
+//! raw HTML), the math, the fenced directive blocks, and the `{{ … }}` claims.
 //!
 //! Everything is found from pulldown-cmark's offset iterator, never by a bare regex over
 //! the source, so a `{{` in a code span of three backticks, a `~~~` fence, an indented code
-//! block, an HTML comment or `$…$` math is left alone.
+//! block or an HTML comment is left alone. In math (`$…$`, `$$…$$`) a claim is read when
+//! `{{` is followed by a space and the text reads as a claim (`$n = {{ g.n = 99 }}$`); it
+//! is checked like any other and its text goes into the formula. LaTeX's own `{{x}}` (a
+//! group in a group) is left alone.
 
 use std::ops::Range;
 
@@ -54,9 +57,12 @@ impl FencedBlock {
 /// What a scan of one Markdown text found.
 #[derive(Clone, Debug, Default)]
 pub struct Scan {
-    /// Ranges where claims are not recognised: code spans and blocks, raw HTML, math
-    /// (offsets plus `base`, like every other span).
+    /// Ranges where claims are not recognised: code spans and blocks, raw HTML, and math
+    /// (offsets plus `base`, like every other span; claims in math are read apart, see
+    /// the module docs).
     pub excluded: Vec<Range<usize>>,
+    /// The math (`$…$`, `$$…$$`), sorted (offsets plus `base`).
+    pub math: Vec<Range<usize>>,
     /// Directive blocks, in order.
     pub blocks: Vec<FencedBlock>,
     /// Claims, in order.
@@ -117,7 +123,8 @@ pub fn scan(text: &str, base: usize) -> Scan {
                     b.content.push_str(&t);
                 }
             }
-            Event::Code(_) | Event::Html(_) | Event::InlineMath(_) | Event::DisplayMath(_) => out.excluded.push(range),
+            Event::Code(_) | Event::Html(_) => out.excluded.push(range),
+            Event::InlineMath(_) | Event::DisplayMath(_) => out.math.push(range),
             Event::InlineHtml(_) => {
                 html.push(range.clone());
                 out.excluded.push(range)
@@ -130,15 +137,23 @@ pub fn scan(text: &str, base: usize) -> Scan {
         }
     }
     out.excluded = merged(std::mem::take(&mut out.excluded));
-    find_claims(text, base, &mut out);
+    let math = std::mem::take(&mut out.math);
+    find_claims(text, base, &math, &mut out);
+    for r in &math {
+        claims_in_math(&text[r.clone()], base + r.start, &mut out.claims);
+    }
+    out.claims.sort_by_key(|c| c.span.start);
     for r in html {
         claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
     }
     out.errors.sort_by_key(|e| e.span.start);
-    // Report excluded ranges in the same coordinates as everything else.
+    // Report ranges in the same coordinates as everything else; math is excluded from
+    // the prose claims were looked for in.
+    out.excluded = merged(out.excluded.drain(..).chain(math.iter().cloned()).collect());
     for r in &mut out.excluded {
         *r = base + r.start..base + r.end;
     }
+    out.math = math.into_iter().map(|r| base + r.start..base + r.end).collect();
     out
 }
 
@@ -181,7 +196,7 @@ fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
 /// or `None` when a blank line (only spaces, tabs and a block quote's `>`) or the end of
 /// the text comes first. Reads only as far as the claim or its paragraph goes, so an
 /// essay of many claims and no blank lines is scanned in linear time.
-fn claim_close(rest: &str) -> Option<usize> {
+pub(crate) fn claim_close(rest: &str) -> Option<usize> {
     let bytes = rest.as_bytes();
     let mut pos = 0;
     while let Some(n) = bytes[pos..].iter().position(|&b| b == b'}' || b == b'\n') {
@@ -210,7 +225,16 @@ fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
     let mut i = 0;
     while let Some(open) = raw[i..].find("<!--") {
         let start = i + open;
-        let end = raw[start + 4..].find("-->").map_or(raw.len(), |n| start + 4 + n + 3);
+        let after = &raw[start + 4..];
+        // `<!-->` and `<!--->` are whole (empty) comments in HTML and CommonMark: what
+        // follows them is published.
+        let end = if after.starts_with('>') {
+            start + 5
+        } else if after.starts_with("->") {
+            start + 6
+        } else {
+            after.find("-->").map_or(raw.len(), |n| start + 4 + n + 3)
+        };
         comments.push(start..end);
         i = end;
     }
@@ -234,13 +258,40 @@ fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
     }
 }
 
-fn find_claims(text: &str, base: usize, out: &mut Scan) {
+/// Claims in the math `raw` (its source, delimiters included, at offset `base`): a `{{`
+/// followed by whitespace whose text up to `}}` reads as a claim. Anything else is LaTeX.
+fn claims_in_math(raw: &str, base: usize, claims: &mut Vec<Claim>) {
+    let mut i = 0;
+    while let Some(found) = raw[i..].find("{{") {
+        let at = i + found;
+        i = at + 2;
+        if !raw[at + 2..].starts_with(char::is_whitespace) {
+            continue;
+        }
+        let Some(close) = claim_close(&raw[at + 2..]) else { continue };
+        let span = base + at..base + at + 2 + close + 2;
+        if let Ok(c) = parse_claim(&raw[at + 2..at + 2 + close], base + at + 2, span) {
+            claims.push(c);
+            i = at + 2 + close + 2;
+        }
+    }
+}
+
+/// Claims in `text` (offset `base`) where `skip(at)` is false for the `{{` at `at`;
+/// syntax errors and unterminated claims go to `errors`.
+pub(crate) fn claims_where(
+    text: &str,
+    base: usize,
+    skip: impl Fn(usize) -> bool,
+    claims: &mut Vec<Claim>,
+    errors: &mut Vec<ClaimSyntaxError>,
+) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while let Some(found) = text[i..].find("{{") {
         let at = i + found;
         i = at + 2;
-        if in_ranges(&out.excluded, at) {
+        if skip(at) {
             continue;
         }
         // `\{{` is a literal `{{` (an odd number of backslashes escapes it).
@@ -255,14 +306,14 @@ fn find_claims(text: &str, base: usize, out: &mut Scan) {
                 let inner = &rest[..close];
                 let span = base + at..base + at + 2 + close + 2;
                 match parse_claim(inner, base + at + 2, span) {
-                    Ok(c) => out.claims.push(c),
-                    Err(e) => out.errors.push(e),
+                    Ok(c) => claims.push(c),
+                    Err(e) => errors.push(e),
                 }
                 i = at + 2 + close + 2;
             }
             None => {
                 let line_end = rest.find('\n').unwrap_or(rest.len());
-                out.errors.push(ClaimSyntaxError {
+                errors.push(ClaimSyntaxError {
                     message: "unterminated claim: `{{` without `}}` in the same paragraph".into(),
                     span: base + at..base + at + 2 + line_end,
                     hint: "close the claim with `}}`, or write `\\{{` for a literal `{{`".into(),
@@ -270,6 +321,11 @@ fn find_claims(text: &str, base: usize, out: &mut Scan) {
             }
         }
     }
+}
+
+fn find_claims(text: &str, base: usize, math: &[Range<usize>], out: &mut Scan) {
+    let excluded = &out.excluded;
+    claims_where(text, base, |at| in_ranges(excluded, at) || in_ranges(math, at), &mut out.claims, &mut out.errors);
 }
 
 #[cfg(test)]
@@ -293,7 +349,9 @@ mod tests {
                     ~~~\n{{ x.d = 4 }}\n~~~\n\n    {{ x.e = 5 }}\n\n<!-- {{ x.f = 6 }} -->\n\n\
                     ${{ x.g = 7 }}$ and $${{ x.h = 8 }}$$\n\n<span title=\"{{ x.i = 9 }}\">z</span> {{ x.j = 10 }}\n";
         let s = scan(text, 0);
-        assert_eq!(stated(&s), vec!["1", "10"], "{:?}", s.errors);
+        // Claims in math are read (and checked); one in `$…{{x}}…$` without a space is LaTeX.
+        assert_eq!(stated(&s), vec!["1", "7", "8", "10"], "{:?}", s.errors);
+        assert!(scan("$\\frac{{a}}{2}$ and $x_{{{ plain 3 }}}$", 0).claims.is_empty());
         // ... but one in raw HTML (not a comment) would be published unchecked: an error.
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
         assert!(s.errors[0].message.contains("raw HTML") && text[s.errors[0].span.clone()] == *"{{ x.i = 9 }}");

@@ -1,4 +1,4 @@
-//! Resolving the reference markers [`super::markdown::render`] leaves in a body, once every
+//! Resolving the reference marks [`super::markdown::render`] leaves in a body, once every
 //! essay's headings are known: links to essays by title or slug (with heading anchors),
 //! citations of the bibliography, and cross-references to figures and equations.
 //!
@@ -12,7 +12,7 @@ use crate::content::Essay;
 use crate::diag::Diagnostic;
 
 use super::bib::Bibliography;
-use super::markdown::{escape, heading_id, Body, Heading, RefKind, MARK, MARK_END};
+use super::markdown::{escape, heading_id, Body, Heading, RefKind};
 
 /// An essay a link may point to.
 #[derive(Clone, Debug)]
@@ -80,109 +80,17 @@ pub fn reads(body: &Body, essays: &[Target]) -> String {
     out
 }
 
-/// Resolve the markers of `body` (the rendered body of `essay`, which lives at `/<slug>/`).
+/// Resolve the marks of `body` (the rendered body of `essay`, which lives at `/<slug>/`).
 /// `figures` are the essay's figure ids in order (Figure 1 first).
 pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) -> Resolved {
     let mut r = Resolved::default();
-    // The HTML for each marker: (opening or whole, closing).
+    // The HTML for each reference: (opening or whole, closing).
     let mut parts: Vec<(String, String)> = Vec::with_capacity(body.refs.len());
     for rf in &body.refs {
         let err = |msg: String, hint: String| Diagnostic::error(&essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint);
         let html = match &rf.kind {
-            RefKind::Essay { target, heading, own_text } => {
-                let (found, href, shown) = if target.is_empty() {
-                    (Some(()), String::new(), essay.front.title.clone())
-                } else {
-                    match find_essay(ctx.essays, target) {
-                        Some(t) => (Some(()), format!("../{}/", t.slug), t.title.clone()),
-                        None => (None, String::new(), target.clone()),
-                    }
-                };
-                match found {
-                    None => {
-                        if let Some(p) = ctx.planned.iter().find(|p| heading_id(p) == heading_id(target)) {
-                            if !r.planned.contains(p) {
-                                r.planned.push(p.clone());
-                            }
-                            if *own_text {
-                                ("<span class=\"planned\">".to_string(), "</span>".to_string())
-                            } else {
-                                (format!("<span class=\"planned\">{}</span>", escape(target)), String::new())
-                            }
-                        } else {
-                            let titles: Vec<String> = ctx.essays.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
-                            r.diags.push(err(
-                                format!("link to an essay that does not exist: `{target}`"),
-                                format!("essays: {}; or list it under `planned:` in countersign.yaml", titles.join(", ")),
-                            ));
-                            (escape(target), String::new())
-                        }
-                    }
-                    Some(()) => {
-                        let headings: &[Heading] = if target.is_empty() {
-                            &body.headings
-                        } else {
-                            find_essay(ctx.essays, target).map(|t| t.headings.as_slice()).unwrap_or(&[])
-                        };
-                        let mut href = href;
-                        let mut shown = escape(&shown);
-                        if let Some(h) = heading {
-                            match find_heading(headings, h) {
-                                Some(x) => {
-                                    href.push('#');
-                                    href.push_str(&x.id);
-                                    shown = if target.is_empty() { escape(&x.text) } else { format!("{shown}, § {}", escape(&x.text)) };
-                                }
-                                None => {
-                                    let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
-                                    r.diags.push(err(
-                                        format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }),
-                                        format!("headings: {}", ids.join(", ")),
-                                    ));
-                                }
-                            }
-                        }
-                        let open = format!("<a class=\"essay-link\" href=\"{}\">", escape(&href));
-                        if *own_text {
-                            (open, "</a>".to_string())
-                        } else {
-                            (format!("{open}{shown}</a>"), String::new())
-                        }
-                    }
-                }
-            }
-            RefKind::Cite { keys, year_only } => {
-                let mut items = Vec::new();
-                for (key, loc) in keys {
-                    match ctx.bib.entries.get(key) {
-                        Some(e) => {
-                            if !r.cited.contains(key) {
-                                r.cited.push(key.clone());
-                            }
-                            let mut text =
-                                if *year_only { e.year.map(|y| y.to_string()).unwrap_or_else(|| e.names.clone()) } else { e.short() };
-                            if let Some(l) = loc {
-                                text.push_str(", ");
-                                text.push_str(l);
-                            }
-                            items.push(format!("<a class=\"cite\" href=\"#ref-{}\">{}</a>", escape(key), escape(&text)));
-                        }
-                        None => {
-                            let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
-                            r.diags.push(err(
-                                format!("no bibliography entry `{key}`"),
-                                if known.is_empty() {
-                                    "add it to references.yaml at the site root (hayagriva's YAML format)".to_string()
-                                } else {
-                                    format!("keys in references.yaml: {}", known.join(", "))
-                                },
-                            ));
-                            items.push(escape(key));
-                        }
-                    }
-                }
-                (format!("({})", items.join("; ")), String::new())
-            }
+            RefKind::Essay { target, heading, own_text } => essay_link(essay, body, ctx, (target, heading.as_deref(), *own_text), &err, &mut r),
+            RefKind::Cite { keys, year_only } => (citation(ctx, keys, *year_only, &err, &mut r), String::new()),
             RefKind::Figure(id) => match figures.iter().position(|f| f == id) {
                 Some(i) => (format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), String::new()),
                 None => {
@@ -204,28 +112,111 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
         };
         parts.push(html);
     }
+    r.html = splice(body, &parts);
+    r
+}
+
+/// `body`'s HTML with each mark replaced by its reference's part (opening or closing).
+fn splice(body: &Body, parts: &[(String, String)]) -> String {
     let mut out = String::with_capacity(body.html.len());
-    let mut rest = body.html.as_str();
-    while let Some(a) = rest.find(MARK) {
-        out.push_str(&rest[..a]);
-        let after = &rest[a + MARK.len_utf8()..];
-        let Some(b) = after.find(MARK_END) else {
-            rest = after;
+    let mut last = 0;
+    for m in &body.marks {
+        let at = m.at.clamp(last, body.html.len());
+        out.push_str(&body.html[last..at]);
+        if let Some((open, close)) = parts.get(m.reference) {
+            out.push_str(if m.closing { close } else { open });
+        }
+        last = at;
+    }
+    out.push_str(&body.html[last..]);
+    out
+}
+
+/// A diagnostic at the reference being resolved: (message, hint) → diagnostic.
+type ErrAt<'e> = dyn Fn(String, String) -> Diagnostic + 'e;
+
+/// The HTML of a link to an essay (`link`: target, heading, own text): opening and
+/// closing around the author's text, or the whole link. A missing essay is an error unless
+/// it is planned; a missing heading is an error.
+fn essay_link(essay: &Essay, body: &Body, ctx: &Context, link: (&str, Option<&str>, bool), err: &ErrAt, r: &mut Resolved) -> (String, String) {
+    let (target, heading, own_text) = link;
+    let found = if target.is_empty() { None } else { find_essay(ctx.essays, target) };
+    if !target.is_empty() && found.is_none() {
+        if let Some(p) = ctx.planned.iter().find(|p| heading_id(p) == heading_id(target)) {
+            if !r.planned.contains(p) {
+                r.planned.push(p.clone());
+            }
+            return if own_text {
+                ("<span class=\"planned\">".to_string(), "</span>".to_string())
+            } else {
+                (format!("<span class=\"planned\">{}</span>", escape(target)), String::new())
+            };
+        }
+        let titles: Vec<String> = ctx.essays.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
+        r.diags.push(err(
+            format!("link to an essay that does not exist: `{target}`"),
+            format!("essays: {}; or list it under `planned:` in countersign.yaml", titles.join(", ")),
+        ));
+        return (escape(target), String::new());
+    }
+    let (mut href, headings, title) = match found {
+        Some(t) => (format!("../{}/", t.slug), t.headings.as_slice(), t.title.as_str()),
+        None => (String::new(), body.headings.as_slice(), essay.front.title.as_str()),
+    };
+    let mut shown = escape(title);
+    if let Some(h) = heading {
+        match find_heading(headings, h) {
+            Some(x) => {
+                href.push('#');
+                href.push_str(&x.id);
+                shown = if target.is_empty() { escape(&x.text) } else { format!("{shown}, § {}", escape(&x.text)) };
+            }
+            None => {
+                let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
+                r.diags.push(err(
+                    format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }),
+                    format!("headings: {}", ids.join(", ")),
+                ));
+            }
+        }
+    }
+    let open = format!("<a class=\"essay-link\" href=\"{}\">", escape(&href));
+    if own_text {
+        (open, "</a>".to_string())
+    } else {
+        (format!("{open}{shown}</a>"), String::new())
+    }
+}
+
+/// The HTML of a citation of `keys` (each with its locator, shown as written); an unknown
+/// key is an error.
+fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, err: &ErrAt, r: &mut Resolved) -> String {
+    let mut items = Vec::new();
+    for (key, loc) in keys {
+        let Some(e) = ctx.bib.entries.get(key) else {
+            let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
+            r.diags.push(err(
+                format!("no bibliography entry `{key}`"),
+                if known.is_empty() {
+                    "add it to references.yaml at the site root (hayagriva's YAML format)".to_string()
+                } else {
+                    format!("keys in references.yaml: {}", known.join(", "))
+                },
+            ));
+            items.push(escape(key));
             continue;
         };
-        let inner = &after[..b];
-        let (closing, n) = match inner.strip_prefix('/') {
-            Some(n) => (true, n),
-            None => (false, inner),
-        };
-        if let Some((open, close)) = n.parse::<usize>().ok().and_then(|i| parts.get(i)) {
-            out.push_str(if closing { close } else { open });
+        if !r.cited.contains(key) {
+            r.cited.push(key.clone());
         }
-        rest = &after[b + MARK_END.len_utf8()..];
+        let mut text = if year_only { e.year.map(|y| y.to_string()).unwrap_or_else(|| e.names.clone()) } else { e.short() };
+        if let Some(l) = loc {
+            text.push_str(", ");
+            text.push_str(l);
+        }
+        items.push(format!("<a class=\"cite\" href=\"#ref-{}\">{}</a>", escape(key), escape(&text)));
     }
-    out.push_str(rest);
-    r.html = out;
-    r
+    format!("({})", items.join("; "))
 }
 
 #[cfg(test)]

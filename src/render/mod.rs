@@ -345,7 +345,7 @@ fn draw_figures(
                 continue;
             }
         };
-        let caption = format!("<figcaption><span class=\"fig-number\">Figure {number}.</span> {}</figcaption>", escape(&f.caption));
+        let caption = markdown::caption_slot(number);
         match draw(&data, &f.options, &meta) {
             Ok(Drawn::Svg(svg)) => {
                 let name = format!("fig-{}.svg", f.id);

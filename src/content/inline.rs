@@ -1,0 +1,122 @@
+//! Claims in the short texts an essay keeps outside its Markdown body: the front matter's
+//! `title` and `summary`, a figure's `caption` and `alt`. Each is a YAML value; its claims
+//! are found in the value as written (so their spans point into the file) and checked like
+//! any other. Where the text is shown as plain text (a page's `<title>`, the index, the
+//! feed, an SVG's title, an image's alt text) a claim reads as its stated text.
+
+use std::ops::Range;
+
+use super::claim::{Claim, ClaimKind, ClaimSyntaxError};
+
+/// The region of a YAML mapping value in `yaml`: from after `key:` on the line at `at`
+/// (an offset [`super::locate_keys`] found) to the end of the value, which runs on over
+/// more-indented and blank lines (a folded or multi-line scalar). Offsets into `yaml`.
+pub fn value_region(yaml: &str, at: usize) -> Range<usize> {
+    let line_end = yaml[at..].find('\n').map_or(yaml.len(), |n| at + n);
+    let start = yaml[at..line_end].find(':').map_or(line_end, |n| at + n + 1);
+    let indent = yaml[..at].rfind('\n').map_or(at, |n| at - n - 1);
+    let mut end = line_end;
+    while end < yaml.len() {
+        let next = end + 1;
+        let next_end = yaml[next..].find('\n').map_or(yaml.len(), |n| next + n);
+        let line = &yaml[next..next_end];
+        let lead = line.len() - line.trim_start().len();
+        if !line.trim().is_empty() && lead <= indent {
+            break;
+        }
+        end = next_end;
+    }
+    start..end.max(start)
+}
+
+/// Claims written in `region` of `text` (which lies at `base` in the file). Syntax errors
+/// come back as errors; the claims are in order.
+pub fn claims_in(text: &str, region: Range<usize>, base: usize) -> (Vec<Claim>, Vec<ClaimSyntaxError>) {
+    let (mut claims, mut errors) = (Vec::new(), Vec::new());
+    let inside = &text[region.clone()];
+    super::scan::claims_where(inside, base + region.start, |_| false, &mut claims, &mut errors);
+    (claims, errors)
+}
+
+/// The text a claim shows where only plain text can go: the stated text of a check, the
+/// text of `plain`. Interpolations and asserts have none (an error at the claim: `what`
+/// names the place, e.g. "the title").
+pub fn plain_text(claim: &Claim, what: &str) -> Result<String, ClaimSyntaxError> {
+    match &claim.kind {
+        ClaimKind::Check { stated, .. } => Ok(stated.clone()),
+        ClaimKind::Plain { text } => Ok(text.clone()),
+        _ => Err(ClaimSyntaxError {
+            message: format!("a claim in {what} must state its value"),
+            span: claim.span.clone(),
+            hint: "write {{ id.path = value }} (checked) or {{ plain … }} here; an interpolation or an assert has no text to show in it"
+                .into(),
+        }),
+    }
+}
+
+/// `decoded` (the YAML value as parsed) with each of `claims` (found in the value as
+/// written; `source` is the file) replaced by its plain text. Error: a claim whose text the
+/// YAML changed (escapes in a quoted string), or one without plain text.
+pub fn substitute(decoded: &str, claims: &[Claim], source: &str, what: &str) -> Result<String, ClaimSyntaxError> {
+    let mut out = String::with_capacity(decoded.len());
+    let mut rest = decoded;
+    for c in claims {
+        let written = &source[c.span.clone()];
+        let Some(at) = rest.find(written) else {
+            return Err(ClaimSyntaxError {
+                message: format!("this claim in {what} cannot be read: the YAML string changes its text"),
+                span: c.span.clone(),
+                hint: "write the claim without escapes, in a plain or single-quoted string".into(),
+            });
+        };
+        out.push_str(&rest[..at]);
+        out.push_str(&plain_text(c, what)?);
+        rest = &rest[at + written.len()..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The plain text of a short Markdown text (a caption or alt text, claims already
+/// replaced): emphasis and links dropped, code and math kept as written, line breaks as
+/// spaces. For alt text and an SVG's title.
+pub fn strip_markdown(text: &str) -> String {
+    use pulldown_cmark::{Event, Parser};
+    let mut out = String::with_capacity(text.len());
+    for ev in Parser::new_ext(text, super::scan::markdown_options()) {
+        match ev {
+            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => out.push_str(&t),
+            Event::SoftBreak | Event::HardBreak => out.push(' '),
+            Event::End(pulldown_cmark::TagEnd::Paragraph) if !out.is_empty() => out.push(' '),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_run_over_indented_lines() {
+        let yaml = "title: A {{ plain 3 }}\nsummary: >\n  one\n  two\n\nanchor: x\n";
+        let at = super::super::locate_keys(yaml, &["summary"]).unwrap();
+        let r = value_region(yaml, at);
+        assert_eq!(yaml[r].trim(), ">\n  one\n  two");
+        let r = value_region(yaml, 0);
+        let (claims, errors) = claims_in(yaml, r, 100);
+        assert!(errors.is_empty());
+        assert_eq!(claims[0].span, 109..122);
+    }
+
+    #[test]
+    fn substitution_keeps_every_other_character() {
+        let src = "title: \u{E000}x {{ plain 3 }} y\u{E001}";
+        let (claims, _) = claims_in(src, 6..src.len(), 0);
+        let out = substitute("\u{E000}x {{ plain 3 }} y\u{E001}", &claims, src, "the title").unwrap();
+        assert_eq!(out, "\u{E000}x 3 y\u{E001}");
+        assert!(substitute("x {{ plain  3 }}", &claims, src, "the title").is_err());
+        assert_eq!(strip_markdown("*Two* `c` and $x_1$\nnext"), "Two c and x_1 next");
+    }
+}
