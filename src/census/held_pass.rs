@@ -462,6 +462,9 @@ pub const SLICES_MAX_ENTRIES: u64 = 1_000_000_000;
 pub const SLICES_MAX_PLOT: u32 = 5000;
 /// Terms a periodic tail must run past its start (the source essay's twenty heaps).
 pub const MIN_RUN: usize = 20;
+/// Slices whose offsets are read together for the period search (one pass over the
+/// slices' storage per group; each offset is one byte per middle heap).
+const PERIOD_GROUP: usize = 6;
 /// Longest repeating block written out in full in a slice's result.
 pub const BLOCK_SHOWN: usize = 16;
 
@@ -704,10 +707,9 @@ fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
     })
 }
 
-/// The periods of slice `a` read from the data (no certificate yet).
-fn read_periods(s: &Slices, a: u32, maxp: usize) -> SliceResult {
-    let d = s.offsets_i8(a);
-    let n = s.max_heap();
+/// The periods of slice `a` read from its offsets `d` (middle heaps a..=n; no
+/// certificate yet).
+fn read_periods(d: &[i8], a: u32, n: u32, maxp: usize) -> SliceResult {
     let full = Periodicity::new(&d, maxp);
     let period = slice_period(full.smallest(MIN_RUN), a);
     let longest = slice_period(full.longest_tail(MIN_RUN), a);
@@ -831,7 +833,15 @@ impl Census for HeldPassSlices {
         })
         .ok_or(Cancelled)?;
         let maxp = p.max_period.map_or(usize::MAX, |m| m as usize);
-        let mut per: BTreeMap<u32, SliceResult> = (0..=p.slices).into_par_iter().map(|a| (a, read_periods(&s, a, maxp))).collect();
+        // Slices in groups of PERIOD_GROUP, each group's offsets read in one pass.
+        let all: Vec<u32> = (0..=p.slices).collect();
+        let mut per: BTreeMap<u32, SliceResult> = all
+            .par_chunks(PERIOD_GROUP)
+            .flat_map_iter(|g| {
+                let offsets = s.offsets_of(g[0]..=g[g.len() - 1]);
+                g.iter().zip(offsets).map(|(&a, d)| (a, read_periods(&d, a, p.max_heap, maxp))).collect::<Vec<_>>()
+            })
+            .collect();
         ctx.checkpoint()?;
         let zero = per.remove(&0).expect("slice 0 is read");
         let slice_zero = prove(&s, &zero, &mut per);
