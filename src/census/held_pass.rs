@@ -19,8 +19,10 @@
 //!   `[{ "name": "a = 2", "points": [[b, c − b], …] }, …]`, one per slice in `plot_slices`,
 //!   for middle heaps b = a..=`plot_to`.
 //! * `table` — [`SlicesResult::table`] of `held_pass.slices`: a list of row objects
-//!   `{ "slice": a, "period": p, "start": s, "longest_period": …, "longest_start": …,
-//!   "halved_period": … }` for every slice (null where no period is accepted).
+//!   `{ "slice": a, "status": "proved" | "observed" | "unsettled", "law_period": …,
+//!   "law_start": …, "certificate_repeat": …, "period": p, "start": s,
+//!   "longest_period": …, "longest_start": …, "halved_period": … }` for every slice (null
+//!   where no period is accepted or, for `certificate_repeat`, none is proved).
 
 use std::collections::BTreeMap;
 
