@@ -696,10 +696,11 @@ pub struct SlicesResult {
 /// Cost: about 3·N·(A+1)(A+4)/2 steps for the slices, on all cores, plus 80·N·(A+1) for
 /// the periods (about 7·10⁹ of these steps a second); memory about 1.13·(A+1)·(N+1) bytes
 /// for the slices plus, per core, about 100 bytes per middle heap for one group of six
-/// slices' period search. Measured as a whole `countersign run` on a 2-core machine under
-/// load (load average 10–14): `{slices: 40, max_heap: 1000000}` 1.0 s of CPU and 61 MB
-/// resident; `{slices: 44, max_heap: 10000000}` 10.0 s of CPU (33 s wall under that load)
-/// and 659 MB resident. `benches/held_pass.rs` times both.
+/// slices' period search. Measured as a whole `countersign run` on a 2-core machine shared
+/// with other builds (load average about 4.5): `{slices: 40, max_heap: 1000000}` 0.7 s
+/// wall, 0.9 s of CPU, 68 MB resident; `{slices: 44, max_heap: 10000000}` 8.2 s wall,
+/// 10.0 s of CPU, 661 MB resident (33 s wall at load average 10). `benches/held_pass.rs`
+/// times both.
 pub struct HeldPassSlices;
 
 fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
