@@ -19,8 +19,10 @@
 //!   `[{ "name": "a = 2", "points": [[b, c − b], …] }, …]`, one per slice in `plot_slices`,
 //!   for middle heaps b = a..=`plot_to`.
 //! * `table` — [`SlicesResult::table`] of `held_pass.slices`: a list of row objects
-//!   `{ "slice": a, "period": p, "start": s, "longest_period": …, "longest_start": …,
-//!   "halved_period": … }` for every slice (null where no period is accepted).
+//!   `{ "slice": a, "status": "proved" | "observed" | "unsettled", "law_period": …,
+//!   "law_start": …, "certificate_repeat": …, "period": p, "start": s,
+//!   "longest_period": …, "longest_start": …, "halved_period": … }` for every slice (null
+//!   where no period is accepted or, for `certificate_repeat`, none is proved).
 
 use std::collections::BTreeMap;
 
@@ -462,6 +464,9 @@ pub const SLICES_MAX_ENTRIES: u64 = 1_000_000_000;
 pub const SLICES_MAX_PLOT: u32 = 5000;
 /// Terms a periodic tail must run past its start (the source essay's twenty heaps).
 pub const MIN_RUN: usize = 20;
+/// Slices whose offsets are read together for the period search (one pass over the
+/// slices' storage per group; each offset is one byte per middle heap).
+const PERIOD_GROUP: usize = 6;
 /// Longest repeating block written out in full in a slice's result.
 pub const BLOCK_SHOWN: usize = 16;
 
@@ -688,11 +693,14 @@ pub struct SlicesResult {
 /// laws of those below; the theorem is on [`Certificate`]) or only observed (the longest
 /// tail).
 ///
-/// Cost: about 3·N·(A+1)(A+4)/2 steps for the slices, on all cores, plus 80·N·A for the
-/// periods; memory about 1.13·(A+1)·(N+1) bytes for the slices plus, per core, 27 bytes
-/// per middle heap for one slice's period search. Measured in `benches/held_pass.rs`
-/// (2 cores): `{slices: 40, max_heap: 1000000}` about 1 s and 0.1 GB;
-/// `{slices: 44, max_heap: 10000000}` is the figure in the bench's header.
+/// Cost: about 3·N·(A+1)(A+4)/2 steps for the slices, on all cores, plus 80·N·(A+1) for
+/// the periods (about 7·10⁹ of these steps a second); memory about 1.13·(A+1)·(N+1) bytes
+/// for the slices plus, per core, about 100 bytes per middle heap for one group of six
+/// slices' period search. Measured as a whole `countersign run` on a 2-core machine shared
+/// with other builds (load average about 4.5): `{slices: 40, max_heap: 1000000}` 0.7 s
+/// wall, 0.9 s of CPU, 68 MB resident; `{slices: 44, max_heap: 10000000}` 8.2 s wall,
+/// 10.0 s of CPU, 661 MB resident (33 s wall at load average 10). `benches/held_pass.rs`
+/// times both.
 pub struct HeldPassSlices;
 
 fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
@@ -704,10 +712,9 @@ fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
     })
 }
 
-/// The periods of slice `a` read from the data (no certificate yet).
-fn read_periods(s: &Slices, a: u32, maxp: usize) -> SliceResult {
-    let d = s.offsets_i8(a);
-    let n = s.max_heap();
+/// The periods of slice `a` read from its offsets `d` (middle heaps a..=n; no
+/// certificate yet).
+fn read_periods(d: &[i8], a: u32, n: u32, maxp: usize) -> SliceResult {
     let full = Periodicity::new(&d, maxp);
     let period = slice_period(full.smallest(MIN_RUN), a);
     let longest = slice_period(full.longest_tail(MIN_RUN), a);
@@ -831,7 +838,15 @@ impl Census for HeldPassSlices {
         })
         .ok_or(Cancelled)?;
         let maxp = p.max_period.map_or(usize::MAX, |m| m as usize);
-        let mut per: BTreeMap<u32, SliceResult> = (0..=p.slices).into_par_iter().map(|a| (a, read_periods(&s, a, maxp))).collect();
+        // Slices in groups of PERIOD_GROUP, each group's offsets read in one pass.
+        let all: Vec<u32> = (0..=p.slices).collect();
+        let mut per: BTreeMap<u32, SliceResult> = all
+            .par_chunks(PERIOD_GROUP)
+            .flat_map_iter(|g| {
+                let offsets = s.offsets_of(g[0]..=g[g.len() - 1]);
+                g.iter().zip(offsets).map(|(&a, d)| (a, read_periods(&d, a, p.max_heap, maxp))).collect::<Vec<_>>()
+            })
+            .collect();
         ctx.checkpoint()?;
         let zero = per.remove(&0).expect("slice 0 is read");
         let slice_zero = prove(&s, &zero, &mut per);

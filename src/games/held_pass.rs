@@ -571,10 +571,29 @@ impl Slices {
     /// The offsets P(a, b) − b for b = a..=N, in order of b, one byte each (every offset
     /// lies within a + 1 ≤ 127 of 0). Empty when a > a_max.
     pub fn offsets_i8(&self, a: u32) -> Vec<i8> {
-        if a > self.a_max {
-            return Vec::new();
+        self.offsets_of(a..=a).pop().unwrap_or_default()
+    }
+
+    /// [`Slices::offsets_i8`] of every slice in `slices` (those above a_max left out), in
+    /// one pass over the storage: the slices of one middle heap lie side by side, so
+    /// reading several slices at once reads memory once rather than once per slice.
+    pub fn offsets_of(&self, slices: std::ops::RangeInclusive<u32>) -> Vec<Vec<i8>> {
+        let (lo, hi) = (*slices.start() as usize, (*slices.end()).min(self.a_max) as usize);
+        let n = self.n as usize;
+        let mut out: Vec<Vec<i8>> = (lo..=hi).map(|a| Vec::with_capacity(n + 1 - a)).collect();
+        if lo > hi {
+            return out;
         }
-        (a..=self.n).map(|b| self.offset(a, b)).collect()
+        for (k, block) in self.blocks.iter().enumerate() {
+            let b0 = k * self.bsize;
+            for b in b0.max(lo)..(n + 1).min(b0 + self.bsize) {
+                let column = &block[(b - b0) * self.h..];
+                for a in lo..=hi.min(b) {
+                    out[a - lo].push(column[a]);
+                }
+            }
+        }
+        out
     }
 
     /// [`Slices::offsets_i8`] widened to `i64`.
@@ -833,17 +852,17 @@ pub struct Periodicity {
 
 impl Periodicity {
     /// Analyse `s` for periods up to `max_period` (and at most `s.len() / 3`). O(n).
-    pub fn new<T: PartialEq>(s: &[T], max_period: usize) -> Periodicity {
+    pub fn new<T: PartialEq + Copy>(s: &[T], max_period: usize) -> Periodicity {
         let n = s.len();
         let pmax = max_period.min(n / 3);
-        // The Z-function of the reversed sequence, r[i] = s[n − 1 − i], read in place and
-        // computed only for shifts 1..=pmax (each z[i] needs only z at smaller shifts).
-        let r = |i: usize| &s[n - 1 - i];
+        // The Z-function of the reversed sequence r, computed only for shifts 1..=pmax
+        // (each z[i] needs only z at smaller shifts).
+        let r: Vec<T> = s.iter().rev().copied().collect();
         let mut z = vec![0u32; pmax + 1];
         let (mut l, mut rr) = (0usize, 0usize);
         for i in 1..=pmax {
             let mut k = if i < rr { (rr - i).min(z[i - l] as usize) } else { 0 };
-            while i + k < n && r(k) == r(i + k) {
+            while i + k < n && r[k] == r[i + k] {
                 k += 1;
             }
             z[i] = k as u32;
@@ -998,9 +1017,15 @@ mod tests {
     #[test]
     fn offsets_stay_within_a_plus_one() {
         let s = Slices::compute(12, 5000, |_, _| true).unwrap();
+        let together = Slices::compute_in(12, 5000, 32, 2, |_, _| true).unwrap().offsets_of(3..=20);
+        assert_eq!(together.len(), 10);
         for a in 0..=12u32 {
             let wide: Vec<i64> = (a..=5000).map(|b| s.partner(a, b).unwrap() as i64 - b as i64).collect();
             assert_eq!(s.offsets(a), wide, "slice {a}");
+            if let Some(many) = together.get((a as usize).wrapping_sub(3)) {
+                let many: Vec<i64> = many.iter().map(|&d| d as i64).collect();
+                assert_eq!(many, wide, "slice {a} read with slices 3..=12, blocks of 32 heaps");
+            }
             for (i, &d) in s.offsets(a).iter().enumerate() {
                 assert!(d.abs() <= a as i64 + 1, "slice {a}, middle heap {}: offset {d}", a as usize + i);
             }
