@@ -19,7 +19,7 @@ use crate::cache::{self, Cache};
 use crate::census::{self, Ctx, DynCensus, PrepareError, Prepared};
 use crate::check::{self, Bound, ClaimReport, Status};
 use crate::content::{self, locate_keys, offset_of, Essay};
-use crate::diag::{Diagnostic, Sources};
+use crate::diag::{Code, Diagnostic, Sources};
 use crate::site::config::{self, Config};
 use crate::site::output::Output;
 
@@ -149,7 +149,7 @@ pub fn plan(loaded: &Loaded) -> Plan {
                     None => format!("censuses: {}", names.join(", ")),
                 };
                 diags.push(
-                    Diagnostic::error(&essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
+                    Diagnostic::error(Code::UnknownCensus, &essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
                         .with_label("not a registered census")
                         .with_hint(hint),
                 );
@@ -165,6 +165,7 @@ pub fn plan(loaded: &Loaded) -> Plan {
                     };
                     diags.push(
                         Diagnostic::error(
+                            Code::BadParams,
                             &essay.file,
                             line_span(content, &c.block, at),
                             format!("bad parameters for `{}`: {message}", c.run),
@@ -179,6 +180,7 @@ pub fn plan(loaded: &Loaded) -> Plan {
                     keys.extend(pe.path.iter().map(String::as_str));
                     let at = locate_keys(content, &keys).unwrap_or(0);
                     let mut d = Diagnostic::error(
+                        Code::ParamOutOfRange,
                         &essay.file,
                         line_span(content, &c.block, at),
                         format!("parameter out of range for `{}`: {}", c.run, pe.message),
@@ -195,6 +197,7 @@ pub fn plan(loaded: &Loaded) -> Plan {
                 let at = locate_keys(content, &["with"]).unwrap_or(0);
                 diags.push(
                     Diagnostic::error(
+                        Code::OverBudget,
                         &essay.file,
                         line_span(content, &c.block, at),
                         format!(
@@ -339,7 +342,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                     ran.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = opts.cache.put(&call.key, name, &call.prepared.params, &call.fingerprint, &v) {
                         if let Ok(mut d) = diags.lock() {
-                            d.push(Diagnostic::warning(".countersign-cache", 0..0, format!("cannot store a result in the cache: {e}")));
+                            d.push(Diagnostic::warning(Code::CacheWriteFailed, ".countersign-cache", 0..0, format!("cannot store a result in the cache: {e}")));
                         }
                     }
                     let v = Arc::new(v);
@@ -360,6 +363,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                     if let Ok(mut d) = diags.lock() {
                         d.push(
                             Diagnostic::error(
+                                Code::CensusPanicked,
                                 "countersign",
                                 0..0,
                                 format!(
@@ -425,7 +429,7 @@ fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut C
         let failed_ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).collect();
         let (mut reports, diags) = check_one(i, essay, &bound);
         let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags.into_iter().partition(|d| {
-            d.message.starts_with("no census result is bound to") && failed_ids.iter().any(|id| d.message.contains(&format!("`{id}`")))
+            d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id))
         });
         for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
             if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {

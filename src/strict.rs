@@ -12,7 +12,7 @@ use pulldown_cmark::{Event, Parser};
 use crate::content::claim::ClaimKind;
 use crate::content::scan::markdown_options;
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 /// True for a number word `--strict` flags: "three" and up, hyphenated compounds
 /// ("fifty-five") and scale words, in any case; "zero", "one" and "two" alone are not.
@@ -31,7 +31,7 @@ pub fn findings(essays: &[Essay]) -> Vec<Diagnostic> {
         for c in &e.claims {
             if let ClaimKind::Interpolate { path, .. } = &c.kind {
                 out.push(
-                    Diagnostic::error(&e.file, c.span.clone(), format!("`{{{{ {path} }}}}` prints a value but checks nothing"))
+                    Diagnostic::error(Code::UncheckedInterpolation, &e.file, c.span.clone(), format!("`{{{{ {path} }}}}` prints a value but checks nothing"))
                         .with_hint("state the value: {{ path = 523 }}, so that a change to the computation is caught"),
                 );
             }
@@ -83,7 +83,7 @@ pub fn findings(essays: &[Essay]) -> Vec<Diagnostic> {
 
 fn uncovered(e: &Essay, span: std::ops::Range<usize>) -> Diagnostic {
     let text = e.source[span.clone()].to_string();
-    Diagnostic::error(&e.file, span, format!("`{text}` is a number no claim covers"))
+    Diagnostic::error(Code::UncoveredNumber, &e.file, span, format!("`{text}` is a number no claim covers"))
         .with_label("not checked")
         .with_hint(format!("tie it to a census with {{{{ id.path = {text} }}}}, or mark it as not computed with {{{{ plain {text} }}}}"))
 }

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use serde::Deserialize;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 /// An essay's front matter.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     let first = source[..first_line_end].trim_end_matches(['\n', '\r']);
     let first = first.strip_prefix('\u{feff}').unwrap_or(first);
     if first != "---" {
-        return Err(vec![Diagnostic::error(file, 0..first_line_end.min(source.len()), "missing front matter")
+        return Err(vec![Diagnostic::error(Code::MissingFrontMatter, file, 0..first_line_end.min(source.len()), "missing front matter")
             .with_label("expected `---` here")
             .with_hint(hint)]);
     }
@@ -90,7 +90,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         off = end;
     }
     let Some((yaml_end, body_start)) = close else {
-        return Err(vec![Diagnostic::error(file, 0..3, "unterminated front matter")
+        return Err(vec![Diagnostic::error(Code::UnterminatedFrontMatter, file, 0..3, "unterminated front matter")
             .with_label("opened here")
             .with_hint("close the front matter with a line holding only `---`")]);
     };
@@ -109,7 +109,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 format!("in front matter: {}", e.message)
             };
             let r = super::char_span(source, at);
-            vec![Diagnostic::error(file, r, msg).with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
+            vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg).with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
         })?
     };
     let title_span = super::locate_keys(yaml, &["title"])
@@ -121,26 +121,26 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     let mut diags = Vec::new();
     let title = raw.title.unwrap_or_default().trim().to_string();
     if title.is_empty() {
-        diags.push(Diagnostic::error(file, title_span.clone(), "the essay has no title").with_hint("add `title: …` to the front matter"));
+        diags.push(Diagnostic::error(Code::MissingTitle, file, title_span.clone(), "the essay has no title").with_hint("add `title: …` to the front matter"));
     }
     if let Some(d) = &raw.date {
         if !valid_date(d) {
             let at = super::locate_keys(yaml, &["date"]).map(|a| yaml_start + a).unwrap_or(0);
-            diags.push(Diagnostic::error(file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"));
+            diags.push(Diagnostic::error(Code::BadDate, file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"));
         }
     }
     if let Some(a) = &raw.anchor {
         if !valid_anchor(a) {
             let at = super::locate_keys(yaml, &["anchor"]).map(|a| yaml_start + a).unwrap_or(0);
             diags.push(
-                Diagnostic::error(file, at..at + 6, format!("`{a}` is not a usable anchor"))
+                Diagnostic::error(Code::BadAnchor, file, at..at + 6, format!("`{a}` is not a usable anchor"))
                     .with_hint("an anchor names its ladder's page, /<anchor>/: letters, digits, `-` and `_`, e.g. `held-pass`"),
             );
         }
     }
     if raw.rung == Some(0) {
         let at = super::locate_keys(yaml, &["rung"]).map(|a| yaml_start + a).unwrap_or(0);
-        diags.push(Diagnostic::error(file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"));
+        diags.push(Diagnostic::error(Code::BadRung, file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"));
     }
     if !diags.is_empty() {
         return Err(diags);

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use hayagriva::Entry;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 use super::markdown::escape;
 
@@ -67,7 +67,7 @@ pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
     match std::fs::read_to_string(root.join(FILE)) {
         Ok(t) => Ok(Some(t)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Diagnostic::error(FILE, 0..0, format!("cannot read the bibliography: {e}"))),
+        Err(e) => Err(Diagnostic::error(Code::ReadFailed, FILE, 0..0, format!("cannot read the bibliography: {e}"))),
     }
 }
 
@@ -86,7 +86,7 @@ pub fn parse(text: &str) -> (Bibliography, Vec<Diagnostic>) {
             let at = e.location().map(|l| l.index()).unwrap_or(0);
             (
                 Bibliography::default(),
-                vec![Diagnostic::error(FILE, at..at + 1, format!("in the bibliography: {e}"))
+                vec![Diagnostic::error(Code::BadBibliography, FILE, at..at + 1, format!("in the bibliography: {e}"))
                     .with_hint("references.yaml is in hayagriva's YAML format: key: { type, title, author, date, parent, … }")],
             )
         }

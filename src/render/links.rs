@@ -9,7 +9,7 @@
 //! [`heading_id`]).
 
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 use super::bib::Bibliography;
 use super::markdown::{escape, heading_id, Body, Heading, RefKind, MARK, MARK_END};
@@ -87,7 +87,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
     // The HTML for each marker: (opening or whole, closing).
     let mut parts: Vec<(String, String)> = Vec::with_capacity(body.refs.len());
     for rf in &body.refs {
-        let err = |msg: String, hint: String| Diagnostic::error(&essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint);
+        let err = |code: Code, msg: String, hint: String| Diagnostic::error(code, &essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint);
         let html = match &rf.kind {
             RefKind::Essay { target, heading, own_text } => {
                 let (found, href, shown) = if target.is_empty() {
@@ -112,6 +112,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                         } else {
                             let titles: Vec<String> = ctx.essays.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
                             r.diags.push(err(
+                                Code::UnknownEssay,
                                 format!("link to an essay that does not exist: `{target}`"),
                                 format!("essays: {}; or list it under `planned:` in countersign.yaml", titles.join(", ")),
                             ));
@@ -136,6 +137,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                                 None => {
                                     let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
                                     r.diags.push(err(
+                                        Code::UnknownHeading,
                                         format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }),
                                         format!("headings: {}", ids.join(", ")),
                                     ));
@@ -170,6 +172,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                         None => {
                             let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
                             r.diags.push(err(
+                                Code::UnknownCitation,
                                 format!("no bibliography entry `{key}`"),
                                 if known.is_empty() {
                                     "add it to references.yaml at the site root (hayagriva's YAML format)".to_string()
@@ -186,7 +189,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
             RefKind::Figure(id) => match figures.iter().position(|f| f == id) {
                 Some(i) => (format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), String::new()),
                 None => {
-                    r.diags.push(err(format!("no figure `{id}` in this essay"), format!("figures: {}", figures.join(", "))));
+                    r.diags.push(err(Code::UnknownFigure, format!("no figure `{id}` in this essay"), format!("figures: {}", figures.join(", "))));
                     (format!("Figure {}", escape(id)), String::new())
                 }
             },
@@ -195,6 +198,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                 None => {
                     let names: Vec<&str> = body.equations.iter().filter_map(|e| e.label.as_deref()).collect();
                     r.diags.push(err(
+                        Code::UnknownEquation,
                         format!("no equation labelled `{name}` in this essay"),
                         format!("label a display equation with \\label{{eq:{name}}}; labels: {}", names.join(", ")),
                     ));

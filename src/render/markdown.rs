@@ -15,7 +15,7 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Ta
 
 use crate::content::scan::markdown_options;
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 use super::math::Math;
 
@@ -361,7 +361,7 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
                         let s = to_source(latex_start + e.span.start.min(m.len()));
                         let t = to_source(latex_start + e.span.end.min(m.len())).max(s + 1);
                         diags.push(
-                            Diagnostic::error(&essay.file, s..t, format!("LaTeX error: {}", e.message))
+                            Diagnostic::error(Code::LatexError, &essay.file, s..t, format!("LaTeX error: {}", e.message))
                                 .with_label("in this math")
                                 .with_hint(
                                     "math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml",

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::check::{resolve, Bound, ClaimReport, Status};
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::figures::{self, Drawn, Meta};
 use crate::site::config::Config;
 use crate::site::output::Output;
@@ -108,11 +108,11 @@ pub fn template_sources(root: &Path) -> (Vec<(String, String)>, Vec<Diagnostic>)
                             list.retain(|(n, _)| *n != rel);
                             list.push((rel, t));
                         }
-                        Err(err) => diags.push(Diagnostic::error(format!("templates/{rel}"), 0..0, format!("cannot read template: {err}"))),
+                        Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, format!("templates/{rel}"), 0..0, format!("cannot read template: {err}"))),
                     }
                 }
                 Ok(_) => {}
-                Err(err) => diags.push(Diagnostic::error("templates", 0..0, format!("cannot read templates: {err}"))),
+                Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, "templates", 0..0, format!("cannot read templates: {err}"))),
             }
         }
     }
@@ -177,7 +177,7 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
         .map(|l| l.strip_prefix("= ").unwrap_or(l))
         .map(|l| l.find("-->").map_or(l, |i| l[..i].trim_end()))
         .collect();
-    let mut d = Diagnostic::error(file, 0..0, words.join(" "))
+    let mut d = Diagnostic::error(Code::TemplateError, file, 0..0, words.join(" "))
         .with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
     if let Some(pos) = msg.find("--> ").map(|i| &msg[i + 4..]) {
         let lc: Vec<usize> = pos.split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
@@ -291,7 +291,7 @@ fn draw_figures(
         let Some(draw) = figures::lookup(&f.plot) else {
             let kinds: Vec<&str> = figures::KINDS.iter().map(|(k, _)| *k).collect();
             diags.push(
-                Diagnostic::error(&essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
+                Diagnostic::error(Code::UnknownFigureKind, &essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
                     .with_hint(format!("figure kinds: {}", kinds.join(", "))),
             );
             html.push(String::new());
@@ -301,7 +301,7 @@ fn draw_figures(
             // A census block with this id that failed has its own diagnostic already.
             if !essay.calls.iter().any(|c| c.id == f.from.id) {
                 diags.push(
-                    Diagnostic::error(&essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
+                    Diagnostic::error(Code::UnboundId, &essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
                         .with_hint(crate::check::unknown_id_hint(essay)),
                 );
             }
@@ -335,6 +335,7 @@ fn draw_figures(
             Err(e) => {
                 diags.push(
                     Diagnostic::error(
+                        Code::PathNotInResult,
                         &essay.file,
                         f.from_span.clone(),
                         format!("`{}` is not in the result of `{}`: {}", f.from, b.id, e.message),
@@ -374,7 +375,7 @@ fn draw_figures(
                     None => f.from_span.clone(),
                 };
                 diags
-                    .push(Diagnostic::error(&essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message)).with_hint(e.hint));
+                    .push(Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message)).with_hint(e.hint));
                 html.push(String::new());
             }
         }
@@ -563,7 +564,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         Ok(m) => m,
         Err((name, e)) => {
             let span = name.as_deref().map_or(0..0, |n| config.spans.macro_name(n));
-            diags.push(Diagnostic::error(crate::site::config::FILE, span, e).with_hint("fix the macro under math.macros"));
+            diags.push(Diagnostic::error(Code::BadMacro, crate::site::config::FILE, span, e).with_hint("fix the macro under math.macros"));
             return diags;
         }
     };
@@ -609,6 +610,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
                 let at = i.essay.source.find("anchor:").unwrap_or(0);
                 diags.push(
                     Diagnostic::error(
+                        Code::LadderCollision,
                         &i.essay.file,
                         at..at + 7,
                         format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
@@ -806,6 +808,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
     for (title, files) in &planned {
         diags.push(
             Diagnostic::warning(
+                Code::PlannedLink,
                 crate::site::config::FILE,
                 config.spans.planned(title),
                 format!("planned essay “{title}” is linked to from {} and shown as plain text", files.join(", ")),
@@ -877,11 +880,11 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
                         Ok(b) => {
                             statics.insert(rel, b);
                         }
-                        Err(err) => diags.push(Diagnostic::error(format!("static/{rel}"), 0..0, format!("cannot read: {err}"))),
+                        Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, format!("static/{rel}"), 0..0, format!("cannot read: {err}"))),
                     }
                 }
                 Ok(_) => {}
-                Err(err) => diags.push(Diagnostic::error("static", 0..0, format!("cannot read static files: {err}"))),
+                Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, "static", 0..0, format!("cannot read static files: {err}"))),
             }
         }
     }
