@@ -21,6 +21,7 @@ use crate::check::{self, Bound, ClaimReport, Status};
 use crate::content::{self, locate_keys, offset_of, Essay};
 use crate::diag::{Code, Diagnostic, Sources};
 use crate::site::config::{self, Config};
+use crate::site::files::SiteFiles;
 use crate::site::output::Output;
 
 /// The site's sources, loaded.
@@ -31,13 +32,17 @@ pub struct Loaded {
     pub config: Config,
     /// Essays that loaded, sorted by slug.
     pub essays: Vec<Essay>,
+    /// Templates, static files and the bibliography's text.
+    pub files: SiteFiles,
     /// Texts of every file a diagnostic may point into.
     pub sources: Sources,
     /// Problems found while loading.
     pub diags: Vec<Diagnostic>,
 }
 
-/// Load the configuration and every essay under `root/essays`.
+/// Load every source a build reads: the configuration, every essay under `root/essays`,
+/// the templates, the static files and `references.yaml`. The only stage that reads the
+/// site (besides `--bless`, which rewrites essays).
 pub fn load(root: &Path) -> Loaded {
     load_with(root, &mut content::parse_essay).0
 }
@@ -70,9 +75,17 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
+    let (files, d) = crate::site::files::load(root);
+    diags.extend(d);
+    for n in &files.own_templates {
+        sources.add(format!("templates/{n}"), files.template(n).unwrap_or_default());
+    }
+    if let Some(t) = &files.bibliography {
+        sources.add(crate::render::bib::FILE, t.clone());
+    }
     // Files that failed to parse still need their text for diagnostics.
     add_missing_sources(root, &mut sources, &diags);
-    (Loaded { root: root.to_path_buf(), config, essays, sources, diags }, config_text)
+    (Loaded { root: root.to_path_buf(), config, essays, files, sources, diags }, config_text)
 }
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
@@ -227,6 +240,86 @@ pub fn plan(loaded: &Loaded) -> Plan {
         bindings.push(bind);
     }
     Plan { calls, bindings, diags }
+}
+
+/// Check what the site's URL space needs of the loaded sources, before anything is
+/// computed: no ladder page takes an essay's place, and no static file takes the place
+/// of a file the build makes (or of its folder).
+pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut diags = ladder_collisions(&loaded.essays);
+    diags.extend(static_collisions(loaded));
+    diags
+}
+
+/// An anchor page lives at /<anchor>/: it must not take an essay's place.
+fn ladder_collisions(essays: &[Essay]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for e in essays {
+        if let Some(a) = &e.front.anchor {
+            if essays.iter().any(|o| o.slug == *a) {
+                let at = e.source.find("anchor:").unwrap_or(0);
+                diags.push(
+                    Diagnostic::error(
+                        Code::LadderCollision,
+                        &e.file,
+                        at..at + 7,
+                        format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
+                    )
+                    .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Every file the build makes from essays and templates, by its path in the output,
+/// with what it is ("the page of essays/e.md").
+fn made_paths(loaded: &Loaded) -> BTreeMap<String, String> {
+    let mut made = BTreeMap::new();
+    for (p, what) in [("index.html", "the index page"), ("404.html", "the 404 page"), ("search-index.json", "the search index"), ("feed.xml", "the feed")] {
+        made.insert(p.to_string(), what.to_string());
+    }
+    if !loaded.config.base_url.is_empty() {
+        made.insert("sitemap.xml".into(), "the sitemap".into());
+    }
+    for e in &loaded.essays {
+        made.insert(format!("{}/index.html", e.slug), format!("the page of {}", e.file));
+        made.insert(format!("{}/results.json", e.slug), format!("the results of {}", e.file));
+        for f in &e.figures {
+            made.insert(format!("{}/fig-{}.svg", e.slug, f.id), format!("figure `{}` of {}", f.id, e.file));
+        }
+        if let Some(a) = &e.front.anchor {
+            made.entry(format!("{a}/index.html")).or_insert_with(|| format!("the page of the ladder `{a}`"));
+        }
+    }
+    made
+}
+
+/// A static file of the site's at the path of a file the build makes replaces it; one
+/// where the build needs a folder (or inside a path the build makes a file) breaks the
+/// output. Each is an error naming both.
+fn static_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
+    let made = made_paths(loaded);
+    let mut diags = Vec::new();
+    for s in &loaded.files.own_statics {
+        let folder = format!("{s}/");
+        let clash = if let Some(what) = made.get(s) {
+            Some(format!("static/{s} would replace {what}"))
+        } else if let Some((p, what)) = made.range(folder.clone()..).next().filter(|(p, _)| p.starts_with(&folder)) {
+            Some(format!("static/{s} is a file where {what} needs the folder {s}/ (for {p})"))
+        } else {
+            let mut parents = s.match_indices('/').map(|(i, _)| &s[..i]);
+            parents.find_map(|p| made.get(p).map(|what| format!("static/{s} needs {p} to be a folder, but {p} is {what}")))
+        };
+        if let Some(message) = clash {
+            diags.push(
+                Diagnostic::error(Code::StaticCollision, format!("static/{s}"), 0..0, message)
+                    .with_hint("rename or remove the static file: the build makes that path from the essays and templates"),
+            );
+        }
+    }
+    diags
 }
 
 /// How many calls ran and how many came from a cache.
@@ -553,7 +646,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     let mut old = std::mem::take(&mut memo.essays);
     let mut essays = HashMap::new();
     let mut parsed = 0;
-    let (mut loaded, config_text) = load_with(&opts.root, &mut |file: &str, path: PathBuf, source: String| {
+    let (loaded, config_text) = load_with(&opts.root, &mut |file: &str, path: PathBuf, source: String| {
         let (essay, diags) = match old.remove(file) {
             Some((p, s, e, d)) if p == path && s == source => (e, d),
             _ => {
@@ -573,6 +666,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
         memo.config = Some(config_text);
     }
     let plan = plan(&loaded);
+    let site_diags = validate(&loaded);
     let flags: Vec<Arc<AtomicBool>> = plan.calls.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
     if let Some(f) = hooks.on_plan {
         f(&plan, &flags);
@@ -606,6 +700,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     memo.last.checked = checked_now;
     let mut diags = loaded.diags.clone();
     diags.extend(plan.diags.iter().cloned());
+    diags.extend(site_diags);
     diags.extend(results.diags.iter().cloned());
     diags.extend(checked.diags.iter().cloned());
     let mut output = None;
@@ -622,23 +717,11 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
                 reports: &checked.reports[i],
             })
             .collect();
-        let d = crate::render::render_site_with(&opts.root, &loaded.config, &inputs, &mut out, &mut memo.render);
+        let d = crate::render::render_site(&loaded.config, &loaded.files, &inputs, &mut out, &mut memo.render);
         memo.last.rendered = memo.render.last;
-        drop(inputs);
-        // Files only rendering reads (references.yaml) still need their text for diagnostics.
-        for x in &d {
-            if loaded.sources.get(&x.file).is_none() {
-                if let Ok(t) = std::fs::read_to_string(opts.root.join(&x.file)) {
-                    loaded.sources.add(x.file.clone(), t);
-                }
-            }
-        }
         diags.extend(d);
         output = Some(out);
     }
-    // Render diagnostics may point into site templates: load their text for display.
-    let mut loaded = loaded;
-    add_missing_sources(&opts.root, &mut loaded.sources, &diags);
     let work = memo.last;
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
 }

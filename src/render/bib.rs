@@ -19,7 +19,6 @@
 //! hayagriva's style archive, large for five entries.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use hayagriva::Entry;
 
@@ -61,17 +60,7 @@ pub struct Bibliography {
     pub entries: BTreeMap<String, Reference>,
 }
 
-/// The text of `root/references.yaml`; `None` when there is none. Errors: it exists and
-/// cannot be read (a diagnostic on the file).
-pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
-    match std::fs::read_to_string(root.join(FILE)) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Diagnostic::error(Code::ReadFailed, FILE, 0..0, format!("cannot read the bibliography: {e}"))),
-    }
-}
-
-/// Parse a bibliography's text (from [`read`]). Empty text is an empty bibliography; a
+/// Parse a bibliography's text (as loaded by [`crate::site::files::load`]). Empty text is an empty bibliography; a
 /// malformed one is one diagnostic at the line serde_yaml reports.
 pub fn parse(text: &str) -> (Bibliography, Vec<Diagnostic>) {
     if text.trim().is_empty() {
