@@ -145,6 +145,81 @@ fn line_span(content: &str, block: &content::scan::FencedBlock, at: usize) -> st
     block.source_offset(at)..block.source_offset(end.max(at + 1))
 }
 
+/// Look up the census a block runs and prepare its parameters, refusing a call whose
+/// cost is over `budget`. Errors: an unknown census, bad parameters, a parameter out of
+/// range, a cost over the budget (each a diagnostic at the block's line).
+fn prepare_call(essay: &Essay, c: &content::CensusBlock, budget: u64) -> Result<(&'static dyn DynCensus, Prepared), Diagnostic> {
+    let Some(census) = census::lookup(&c.run) else {
+        let names = census::names();
+        let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
+        let hint = match best {
+            Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
+            None => format!("censuses: {}", names.join(", ")),
+        };
+        return Err(
+            Diagnostic::error(Code::UnknownCensus, &essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
+                .with_label("not a registered census")
+                .with_hint(hint),
+        );
+    };
+    let content = &c.block.content;
+    let prepared = match census.prepare(content) {
+        Ok(p) => p,
+        Err(PrepareError::Shape { message, line, column }) => {
+            let at = match (line, column) {
+                (Some(l), Some(col)) => offset_of(content, l, col),
+                _ => locate_keys(content, &["with"]).unwrap_or(0),
+            };
+            return Err(
+                Diagnostic::error(
+                    Code::BadParams,
+                    &essay.file,
+                    line_span(content, &c.block, at),
+                    format!("bad parameters for `{}`: {message}", c.run),
+                )
+                .with_label("here")
+                .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
+            );
+        }
+        Err(PrepareError::Limit(pe)) => {
+            let mut keys = vec!["with"];
+            keys.extend(pe.path.iter().map(String::as_str));
+            let at = locate_keys(content, &keys).unwrap_or(0);
+            let mut d = Diagnostic::error(
+                Code::ParamOutOfRange,
+                &essay.file,
+                line_span(content, &c.block, at),
+                format!("parameter out of range for `{}`: {}", c.run, pe.message),
+            )
+            .with_label("this parameter");
+            if let Some(h) = pe.hint {
+                d = d.with_hint(h);
+            }
+            return Err(d);
+        }
+    };
+    if prepared.cost > budget {
+        let at = locate_keys(content, &["with"]).unwrap_or(0);
+        return Err(
+            Diagnostic::error(
+                Code::OverBudget,
+                &essay.file,
+                line_span(content, &c.block, at),
+                format!(
+                    "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
+                    c.run, prepared.cost as f64, budget as f64
+                ),
+            )
+            .with_label("too costly to run")
+            .with_hint(format!(
+                "make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}",
+                census.cost_model()
+            )),
+        );
+    }
+    Ok((census, prepared))
+}
+
 /// Plan the census calls of every essay: look each census up, prepare its parameters,
 /// refuse calls over `config.budget`, and dedupe by cache key.
 pub fn plan(loaded: &Loaded) -> Plan {
@@ -154,78 +229,13 @@ pub fn plan(loaded: &Loaded) -> Plan {
     for essay in &loaded.essays {
         let mut bind = BTreeMap::new();
         for c in &essay.calls {
-            let Some(census) = census::lookup(&c.run) else {
-                let names = census::names();
-                let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
-                let hint = match best {
-                    Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
-                    None => format!("censuses: {}", names.join(", ")),
-                };
-                diags.push(
-                    Diagnostic::error(Code::UnknownCensus, &essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
-                        .with_label("not a registered census")
-                        .with_hint(hint),
-                );
-                continue;
-            };
-            let content = &c.block.content;
-            let prepared = match census.prepare(content) {
-                Ok(p) => p,
-                Err(PrepareError::Shape { message, line, column }) => {
-                    let at = match (line, column) {
-                        (Some(l), Some(col)) => offset_of(content, l, col),
-                        _ => locate_keys(content, &["with"]).unwrap_or(0),
-                    };
-                    diags.push(
-                        Diagnostic::error(
-                            Code::BadParams,
-                            &essay.file,
-                            line_span(content, &c.block, at),
-                            format!("bad parameters for `{}`: {message}", c.run),
-                        )
-                        .with_label("here")
-                        .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
-                    );
-                    continue;
-                }
-                Err(PrepareError::Limit(pe)) => {
-                    let mut keys = vec!["with"];
-                    keys.extend(pe.path.iter().map(String::as_str));
-                    let at = locate_keys(content, &keys).unwrap_or(0);
-                    let mut d = Diagnostic::error(
-                        Code::ParamOutOfRange,
-                        &essay.file,
-                        line_span(content, &c.block, at),
-                        format!("parameter out of range for `{}`: {}", c.run, pe.message),
-                    )
-                    .with_label("this parameter");
-                    if let Some(h) = pe.hint {
-                        d = d.with_hint(h);
-                    }
+            let (census, prepared) = match prepare_call(essay, c, loaded.config.budget) {
+                Ok(x) => x,
+                Err(d) => {
                     diags.push(d);
                     continue;
                 }
             };
-            if prepared.cost > loaded.config.budget {
-                let at = locate_keys(content, &["with"]).unwrap_or(0);
-                diags.push(
-                    Diagnostic::error(
-                        Code::OverBudget,
-                        &essay.file,
-                        line_span(content, &c.block, at),
-                        format!(
-                            "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
-                            c.run, prepared.cost as f64, loaded.config.budget as f64
-                        ),
-                    )
-                    .with_label("too costly to run")
-                    .with_hint(format!(
-                        "make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}",
-                        census.cost_model()
-                    )),
-                );
-                continue;
-            }
             let fingerprint = crate::fingerprint::of_sources(census.sources());
             let key = cache::key(census.name(), &prepared.params, &fingerprint);
             let idx = match calls.iter().position(|k| k.key == key) {
@@ -247,6 +257,7 @@ pub fn plan(loaded: &Loaded) -> Plan {
 /// of a file the build makes (or of its folder).
 pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
     let mut diags = ladder_collisions(&loaded.essays);
+    diags.extend(figure_sources(&loaded.essays));
     diags.extend(static_collisions(loaded));
     diags
 }
@@ -266,6 +277,29 @@ fn ladder_collisions(essays: &[Essay]) -> Vec<Diagnostic> {
                         format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
                     )
                     .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Every figure names a figure kind that exists and an id a census block of its essay
+/// binds (whether or not that block's call succeeds).
+fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for essay in essays {
+        for f in &essay.figures {
+            if crate::figures::lookup(&f.plot).is_none() {
+                let kinds: Vec<&str> = crate::figures::KINDS.iter().map(|(k, _)| *k).collect();
+                diags.push(
+                    Diagnostic::error(Code::UnknownFigureKind, &essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
+                        .with_hint(format!("figure kinds: {}", kinds.join(", "))),
+                );
+            } else if !essay.calls.iter().any(|c| c.id == f.from.id) {
+                diags.push(
+                    Diagnostic::error(Code::UnboundId, &essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
+                        .with_hint(check::unknown_id_hint(essay)),
                 );
             }
         }
@@ -366,6 +400,55 @@ pub fn progress_allowed() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
+/// The progress bar of one call, drawn (under `multi`) once the call has run for a
+/// second, when `opts.progress`: the bar's slot and the callback the census reports to.
+fn progress_bar(
+    opts: &ComputeOptions,
+    multi: &indicatif::MultiProgress,
+    call: &Call,
+) -> (Arc<Mutex<Option<indicatif::ProgressBar>>>, Option<Arc<census::ProgressFn>>) {
+    let started = Instant::now();
+    let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
+    let progress: Option<Arc<census::ProgressFn>> = if opts.progress {
+        let bar = bar.clone();
+        let multi = multi.clone();
+        let label = format!("{} {}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default());
+        Some(Arc::new(move |done: u64, total: u64| {
+            if started.elapsed().as_millis() < 1000 {
+                return;
+            }
+            if let Ok(mut b) = bar.lock() {
+                let pb = b.get_or_insert_with(|| {
+                    let pb = multi.add(indicatif::ProgressBar::new(total));
+                    pb.set_style(
+                        indicatif::ProgressStyle::with_template("{msg:40!} [{bar:30}] {percent:>3}% {elapsed}")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    pb.set_message(label.clone());
+                    pb
+                });
+                pb.set_length(total);
+                pb.set_position(done);
+            }
+        }))
+    } else {
+        None
+    };
+    (bar, progress)
+}
+
+/// The diagnostic of a census call that panicked with `panic` (a bug in countersign).
+fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
+    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+    Diagnostic::error(
+        Code::CensusPanicked,
+        "countersign",
+        0..0,
+        format!("census `{}` failed with {} : {msg}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default()),
+    )
+    .with_hint("this is a bug in countersign's solver; please report it with these parameters")
+}
+
 /// Run every planned call not in memory or the cache, in parallel; store new results.
 pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let multi = indicatif::MultiProgress::new();
@@ -395,33 +478,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
                 return Some(v);
             }
-            let started = Instant::now();
-            let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
-            let progress: Option<Arc<census::ProgressFn>> = if opts.progress {
-                let bar = bar.clone();
-                let multi = multi.clone();
-                let label = format!("{name} {}", serde_json::to_string(&call.prepared.params).unwrap_or_default());
-                Some(Arc::new(move |done: u64, total: u64| {
-                    if started.elapsed().as_millis() < 1000 {
-                        return;
-                    }
-                    if let Ok(mut b) = bar.lock() {
-                        let pb = b.get_or_insert_with(|| {
-                            let pb = multi.add(indicatif::ProgressBar::new(total));
-                            pb.set_style(
-                                indicatif::ProgressStyle::with_template("{msg:40!} [{bar:30}] {percent:>3}% {elapsed}")
-                                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                            );
-                            pb.set_message(label.clone());
-                            pb
-                        });
-                        pb.set_length(total);
-                        pb.set_position(done);
-                    }
-                }))
-            } else {
-                None
-            };
+            let (bar, progress) = progress_bar(opts, &multi, call);
             let flag = opts.flags.and_then(|f| f.get(i)).unwrap_or(&opts.cancel);
             let ctx = Ctx::with(flag.clone(), progress);
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.prepared.run(&ctx)));
@@ -448,24 +505,8 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
                 Ok(Err(census::Cancelled)) => None,
                 Err(panic) => {
-                    let msg = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
                     if let Ok(mut d) = diags.lock() {
-                        d.push(
-                            Diagnostic::error(
-                                Code::CensusPanicked,
-                                "countersign",
-                                0..0,
-                                format!(
-                                    "census `{name}` failed with {} : {msg}",
-                                    serde_json::to_string(&call.prepared.params).unwrap_or_default()
-                                ),
-                            )
-                            .with_hint("this is a bug in countersign's solver; please report it with these parameters"),
-                        );
+                        d.push(panic_diag(call, panic.as_ref()));
                     }
                     None
                 }
@@ -631,22 +672,14 @@ pub struct Incremental {
     pub last: Work,
 }
 
-/// Load, plan, compute, check and (when `opts.render`) render a site.
-pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
-    run_with(opts, Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
-}
-
-/// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
-/// census calls finished (nothing after them is done; calls that finished are remembered).
-pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
-    let mut fresh = Incremental::default();
-    let memo = hooks.memo.unwrap_or(&mut fresh);
-    memo.last = Work::default();
+/// [`load`], parsing again only the essays whose file name or text is not the one
+/// `memo` holds; also returns the configuration file's text.
+fn load_incremental(root: &Path, memo: &mut Incremental) -> (Loaded, Option<String>) {
     // Load, parsing only the essays whose text changed.
     let mut old = std::mem::take(&mut memo.essays);
     let mut essays = HashMap::new();
     let mut parsed = 0;
-    let (loaded, config_text) = load_with(&opts.root, &mut |file: &str, path: PathBuf, source: String| {
+    let (loaded, config_text) = load_with(root, &mut |file: &str, path: PathBuf, source: String| {
         let (essay, diags) = match old.remove(file) {
             Some((p, s, e, d)) if p == path && s == source => (e, d),
             _ => {
@@ -659,6 +692,40 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     });
     memo.essays = essays;
     memo.last.parsed = parsed;
+    (loaded, config_text)
+}
+
+/// Render every essay of `loaded` with its checked claims (see
+/// [`crate::render::render_site`]).
+fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Memo) -> (Output, Vec<Diagnostic>) {
+    let mut out = Output::default();
+    let inputs: Vec<crate::render::EssayInput> = loaded
+        .essays
+        .iter()
+        .enumerate()
+        .map(|(i, e)| crate::render::EssayInput {
+            essay: e,
+            bound: &checked.bound[i],
+            fingerprints: &checked.fingerprints[i],
+            reports: &checked.reports[i],
+        })
+        .collect();
+    let d = crate::render::render_site(&loaded.config, &loaded.files, &inputs, &mut out, memo);
+    (out, d)
+}
+
+/// Load, plan, compute, check and (when `opts.render`) render a site.
+pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
+    run_with(opts, Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
+}
+
+/// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
+/// census calls finished (nothing after them is done; calls that finished are remembered).
+pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
+    let mut fresh = Incremental::default();
+    let memo = hooks.memo.unwrap_or(&mut fresh);
+    memo.last = Work::default();
+    let (loaded, config_text) = load_incremental(&opts.root, memo);
     if memo.config.as_ref() != Some(&config_text) {
         // A new configuration: everything but the parsed essays is made afresh.
         memo.checks.clear();
@@ -703,25 +770,12 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     diags.extend(site_diags);
     diags.extend(results.diags.iter().cloned());
     diags.extend(checked.diags.iter().cloned());
-    let mut output = None;
-    if opts.render {
-        let mut out = Output::default();
-        let inputs: Vec<crate::render::EssayInput> = loaded
-            .essays
-            .iter()
-            .enumerate()
-            .map(|(i, e)| crate::render::EssayInput {
-                essay: e,
-                bound: &checked.bound[i],
-                fingerprints: &checked.fingerprints[i],
-                reports: &checked.reports[i],
-            })
-            .collect();
-        let d = crate::render::render_site(&loaded.config, &loaded.files, &inputs, &mut out, &mut memo.render);
+    let output = opts.render.then(|| {
+        let (out, d) = render_stage(&loaded, &checked, &mut memo.render);
         memo.last.rendered = memo.render.last;
         diags.extend(d);
-        output = Some(out);
-    }
+        out
+    });
     let work = memo.last;
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
 }

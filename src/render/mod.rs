@@ -252,39 +252,13 @@ fn draw_figures(
     for (i, f) in essay.figures.iter().enumerate() {
         let number = i + 1;
         let meta = Meta { id: &f.id, caption: &f.caption, alt: &f.alt, number };
-        let Some(draw) = figures::lookup(&f.plot) else {
-            let kinds: Vec<&str> = figures::KINDS.iter().map(|(k, _)| *k).collect();
-            diags.push(
-                Diagnostic::error(Code::UnknownFigureKind, &essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
-                    .with_hint(format!("figure kinds: {}", kinds.join(", "))),
-            );
+        // An unknown kind or an id no block binds was reported by `pipeline::validate`; a
+        // block with the id that failed has its own diagnostic.
+        let (Some(draw), Some(b)) = (figures::lookup(&f.plot), input.bound.get(&f.from.id)) else {
             html.push(String::new());
             continue;
         };
-        let Some(b) = input.bound.get(&f.from.id) else {
-            // A census block with this id that failed has its own diagnostic already.
-            if !essay.calls.iter().any(|c| c.id == f.from.id) {
-                diags.push(
-                    Diagnostic::error(Code::UnboundId, &essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
-                        .with_hint(crate::check::unknown_id_hint(essay)),
-                );
-            }
-            html.push(String::new());
-            continue;
-        };
-        let key = Keyer::new("figure")
-            .part(&essay.slug)
-            .part(number.to_string())
-            .part(&f.id)
-            .part(&f.plot)
-            .part(&f.caption)
-            .part(&f.alt)
-            .part(serde_json::to_string(&f.options).unwrap_or_default())
-            .part(f.from.to_string())
-            .part(&b.census)
-            .part(serde_json::to_string(&b.params).unwrap_or_default())
-            .part(input.fingerprints.get(&f.from.id).map_or("", String::as_str))
-            .key();
+        let key = figure_key(input, f, number, b);
         let place = (essay.file.clone(), number);
         if let Some((k, h, file)) = memo.get(&place) {
             if *k == key {
@@ -345,6 +319,24 @@ fn draw_figures(
         }
     }
     html
+}
+
+/// The key of a figure's inputs: everything of its block but its place in the essay, its
+/// number, and the call its path reads.
+fn figure_key(input: &EssayInput, f: &crate::content::FigureBlock, number: usize, b: &Bound) -> Key {
+    Keyer::new("figure")
+        .part(&input.essay.slug)
+        .part(number.to_string())
+        .part(&f.id)
+        .part(&f.plot)
+        .part(&f.caption)
+        .part(&f.alt)
+        .part(serde_json::to_string(&f.options).unwrap_or_default())
+        .part(f.from.to_string())
+        .part(&b.census)
+        .part(serde_json::to_string(&b.params).unwrap_or_default())
+        .part(input.fingerprints.get(&f.from.id).map_or("", String::as_str))
+        .key()
 }
 
 /// What one render made afresh; everything else came from the [`Memo`]. A render without
@@ -964,4 +956,57 @@ fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut Output) {
         out.insert(p.clone(), b.clone());
     }
     memo.statics = hashes;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A render from strings alone: an essay, the site's own `essay.html`, a static file,
+    /// a bibliography; no file is read.
+    fn site(template: &str) -> (Essay, SiteFiles) {
+        let source = "---\ntitle: Strings\nanchor: ladder\nrung: 1\n---\n\n# Strings\n\nAs [@conway] shows.\n".to_string();
+        let (essay, d) = crate::content::parse_essay("essays/strings.md", "essays/strings.md".into(), source);
+        assert!(d.is_empty(), "{d:?}");
+        let mut files = SiteFiles::default();
+        files.templates.retain(|(n, _)| n != "essay.html");
+        files.templates.push(("essay.html".into(), template.into()));
+        files.own_templates.insert("essay.html".into());
+        files.statics.insert("img/dot.svg".into(), b"<svg/>".to_vec());
+        files.own_statics.insert("img/dot.svg".into());
+        files.bibliography = Some("conway:\n  type: book\n  title: On Numbers and Games\n  author: Conway, John H.\n  date: 1976\n".into());
+        (essay.unwrap(), files)
+    }
+
+    fn render(essay: &Essay, files: &SiteFiles) -> (Output, Vec<Diagnostic>) {
+        let (bound, fingerprints) = (BTreeMap::new(), BTreeMap::new());
+        let inputs = [EssayInput { essay, bound: &bound, fingerprints: &fingerprints, reports: &[] }];
+        let mut out = Output::default();
+        let diags = render_site(&Config::default(), files, &inputs, &mut out, &mut Memo::default());
+        (out, diags)
+    }
+
+    #[test]
+    fn a_site_made_of_strings_renders_to_its_pages() {
+        let (essay, files) = site("<main>{{ essay.title }}|{{ content | safe }}|{% for r in references %}{{ r.key }}{% endfor %}</main>");
+        let (out, diags) = render(&essay, &files);
+        assert!(diags.is_empty(), "{diags:?}");
+        let page = String::from_utf8(out.files["strings/index.html"].clone()).unwrap();
+        assert!(page.starts_with("<main>Strings|") && page.ends_with("|conway</main>"), "{page}");
+        assert!(page.contains("<a class=\"cite\" href=\"#ref-conway\">"), "{page}");
+        assert_eq!(out.files["img/dot.svg"], b"<svg/>");
+        for p in ["index.html", "ladder/index.html", "404.html", "strings/results.json", "search-index.json", "feed.xml", "style.css"] {
+            assert!(out.files.contains_key(p), "no {p}");
+        }
+    }
+
+    #[test]
+    fn a_template_error_points_into_the_sites_template_text() {
+        let (essay, files) = site("<main>\n  {{ essay.title }} {{ nowhere }}\n</main>");
+        let (out, diags) = render(&essay, &files);
+        assert!(!out.files.contains_key("strings/index.html"));
+        let d = diags.iter().find(|d| d.code == Code::TemplateError).expect("a template error");
+        assert_eq!(d.file, "templates/essay.html");
+        assert_eq!(&files.template("essay.html").unwrap()[d.span.clone()], "nowhere");
+    }
 }
