@@ -19,5 +19,6 @@ pub mod report;
 pub mod scaffold;
 pub mod site;
 pub mod strict;
+pub mod text;
 pub mod watch;
 pub mod yaml;

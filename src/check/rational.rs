@@ -13,15 +13,8 @@ pub struct Q {
     pub d: i128,
 }
 
-fn gcd(mut a: i128, mut b: i128) -> i128 {
-    a = a.abs();
-    b = b.abs();
-    while b != 0 {
-        let t = a % b;
-        a = b;
-        b = t;
-    }
-    a.max(1)
+fn gcd(a: i128, b: i128) -> i128 {
+    i128::try_from(crate::games::count::gcd(a.unsigned_abs(), b.unsigned_abs())).unwrap_or(1).max(1)
 }
 
 impl Q {

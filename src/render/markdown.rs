@@ -155,21 +155,8 @@ fn essay_target(dest: &str) -> (String, Option<String>) {
     }
 }
 
-/// Escape text for HTML.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escape text for HTML (see [`crate::text::escape_html`]).
+pub use crate::text::escape_html as escape;
 
 /// A heading id from its text: lower case, letters and digits kept, runs of anything else
 /// one `-` (GitHub style).
