@@ -89,13 +89,14 @@ pub struct EssayInput<'a> {
 }
 
 /// Compile template texts (see [`SiteFiles::templates`]) into one tera instance, with
-/// autoescaping for `.html`. Errors: a syntax error, a missing parent, an inheritance loop.
-pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, Vec<Diagnostic>> {
+/// autoescaping for `.html`. Errors: a syntax error, a missing parent, an inheritance loop
+/// (see [`tera_diag`]).
+pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, tera::Error> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![".html"]);
     match t.add_raw_templates(list.iter().map(|(n, s)| (n.as_str(), s.as_str()))) {
         Ok(()) => Ok(t),
-        Err(e) => Err(vec![tera_diag(&e, "templates")]),
+        Err(e) => Err(e),
     }
 }
 
@@ -122,8 +123,13 @@ pub fn template_closure(list: &[(String, String)], name: &str) -> Vec<String> {
     seen
 }
 
-/// A tera error as a diagnostic, with the whole chain of causes.
-pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
+/// A tera error as a diagnostic (code `template-error`) with the whole chain of causes,
+/// placed in the site's own template: at the line and column of a parse error, or at the
+/// first name the error quotes (a variable that is not in the context, an unknown filter,
+/// a parent) found in the template it names, then in the site's others (a parent may hold
+/// the name). Built-in templates are not in the site: those diagnostics name the file
+/// only. `what`: the file to name when tera names none.
+pub fn tera_diag(e: &tera::Error, what: &str, site: &SiteFiles) -> Diagnostic {
     let mut msg = e.to_string();
     let mut src = std::error::Error::source(e);
     while let Some(s) = src {
@@ -134,8 +140,7 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
     let file =
         msg.split('\'').nth(1).filter(|n| n.ends_with(".html")).map(|n| format!("templates/{n}")).unwrap_or_else(|| what.to_string());
     // A parse error carries pest's snippet ("--> 3:20", "3 | text", "|  ^---", "= expected
-    // …"): keep its position for the span (see `place_template_diag`) and only its words
-    // for the message.
+    // …"): keep its position for the span and only its words for the message.
     let words: Vec<&str> = msg
         .lines()
         .map(str::trim)
@@ -146,37 +151,34 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
         .map(|l| l.strip_prefix("= ").unwrap_or(l))
         .map(|l| l.find("-->").map_or(l, |i| l[..i].trim_end()))
         .collect();
-    let mut d = Diagnostic::error(Code::TemplateError, file, 0..0, words.join(" "))
-        .with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
-    if let Some(pos) = msg.find("--> ").map(|i| &msg[i + 4..]) {
-        let lc: Vec<usize> = pos.split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
-        if let [l, c] = lc[..] {
-            d = d.with_note(format!("at {l}:{c}"));
+    let words = words.join(" ");
+    let position = msg.find("--> ").and_then(|i| {
+        let lc: Vec<usize> = msg[i + 4..].split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
+        match lc[..] {
+            [l, c] => Some((l, c)),
+            _ => None,
         }
-    }
-    d
+    });
+    // Quoted names: `variable` first, then 'filter' or 'parent.html' (not the file itself).
+    let own = file.trim_start_matches("templates/").to_string();
+    let mut names: Vec<String> = words.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    names.extend(words.split('\'').skip(1).step_by(2).filter(|n| *n != own).map(str::to_string));
+    let d = Diagnostic::error(Code::TemplateError, file, 0..0, words)
+        .with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
+    place_template_diag(site, d, position, &names)
 }
 
-/// Point a template diagnostic at its place in the site's own template: the line and
-/// column of a parse error, or the first `name` the message quotes (a variable that is not
-/// in the context, an unknown filter) found in the template. A template of the site's
-/// other than the one the message names is searched too (a parent may hold the name).
-/// Built-in templates are not in the site: those diagnostics keep naming the file only.
-fn place_template_diag(site: &SiteFiles, mut d: Diagnostic) -> Diagnostic {
+/// Point `d` (on a template) at 1-based `position` of its file, or else at the first of
+/// `names` found in its file, then in the site's other templates (see [`tera_diag`]).
+fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(usize, usize)>, names: &[String]) -> Diagnostic {
     let read = |f: &str| f.strip_prefix("templates/").filter(|n| site.own_templates.contains(*n)).and_then(|n| site.template(n));
-    if let Some(i) = d.notes.iter().position(|n| n.starts_with("at ")) {
-        let note = d.notes.remove(i);
-        let lc: Vec<usize> = note[3..].split(':').filter_map(|n| n.parse().ok()).collect();
-        if let (Some(text), [l, c]) = (read(&d.file), &lc[..]) {
-            let at = crate::content::offset_of(text, *l, *c);
+    if let Some((l, c)) = position {
+        if let Some(text) = read(&d.file) {
+            let at = crate::content::offset_of(text, l, c);
             d.span = at..(at + text[at..].chars().next().map_or(0, char::len_utf8)).max(at);
         }
         return d;
     }
-    // Quoted names: `variable` first, then 'filter' or 'parent.html' (not the file itself).
-    let own = d.file.trim_start_matches("templates/").to_string();
-    let mut names: Vec<String> = d.message.split('`').skip(1).step_by(2).map(str::to_string).collect();
-    names.extend(d.message.split('\'').skip(1).step_by(2).filter(|n| *n != own).map(str::to_string));
     let mut files = vec![d.file.clone()];
     for n in &site.own_templates {
         let rel = format!("templates/{n}");
@@ -557,7 +559,7 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
 fn compile_into(site: &SiteFiles, memo: &mut Memo) -> Result<(), Vec<Diagnostic>> {
     if memo.templates.as_ref().is_none_or(|(s, _)| *s != site.templates) {
         memo.templates = None;
-        let tera = compile_templates(&site.templates).map_err(|d| d.into_iter().map(|d| place_template_diag(site, d)).collect::<Vec<_>>())?;
+        let tera = compile_templates(&site.templates).map_err(|e| vec![tera_diag(&e, "templates", site)])?;
         memo.templates = Some((site.templates.clone(), tera));
     }
     Ok(())
@@ -808,7 +810,7 @@ fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Vec<u8>)>) -> Pag
     let page = match ctx.tera.render("essay.html", &t) {
         Ok(page) => Some(page.into_bytes()),
         Err(e) => {
-            diags.push(place_template_diag(ctx.files, tera_diag(&e, "templates/essay.html")));
+            diags.push(tera_diag(&e, "templates/essay.html", ctx.files));
             None
         }
     };
@@ -908,7 +910,7 @@ fn render_site_pages(ctx: &SiteCtx, files: &mut Files, diags: &mut Vec<Diagnosti
         "loose": ctx.ladders.loose.iter().map(|e| summary(e)).collect::<Vec<_>>(),
     });
     if let Err(e) = files.page(ctx.tera, "index.html", ctx.template_key("index.html"), &index, "index.html") {
-        diags.push(place_template_diag(ctx.files, tera_diag(&e, "templates/index.html")));
+        diags.push(tera_diag(&e, "templates/index.html", ctx.files));
     }
     let mut extra_pages = Vec::new();
     let ladder_template = ctx.template_key("ladder.html");
@@ -916,13 +918,13 @@ fn render_site_pages(ctx: &SiteCtx, files: &mut Files, diags: &mut Vec<Diagnosti
         let a = l["anchor"].as_str().unwrap_or_default();
         let page = json!({ "site": ctx.site, "root": "../", "canonical": ctx.canonical(&format!("{a}/")), "ladder": l });
         if let Err(e) = files.page(ctx.tera, "ladder.html", ladder_template, &page, &format!("{a}/index.html")) {
-            diags.push(tera_diag(&e, "templates/ladder.html"));
+            diags.push(tera_diag(&e, "templates/ladder.html", ctx.files));
         }
         extra_pages.push(format!("{a}/"));
     }
     let page = json!({ "site": ctx.site, "root": base_path(&ctx.config.base_url), "canonical": None::<String> });
     if let Err(e) = files.page(ctx.tera, "404.html", ctx.template_key("404.html"), &page, "404.html") {
-        diags.push(tera_diag(&e, "templates/404.html"));
+        diags.push(tera_diag(&e, "templates/404.html", ctx.files));
     }
     extra_pages
 }
