@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::check::{ClaimReport, Status};
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 /// One rewrite: where, what was there, what goes there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub fn plan(reports: &[ClaimReport]) -> (Vec<Edit>, Vec<Diagnostic>) {
                 edits.push(Edit { file: r.file.clone(), line: r.line, span: span.clone(), old: old.clone(), new: new.clone() })
             }
             (Some(Err(why)), Some(span), Some(old)) => diags.push(
-                Diagnostic::error(&r.file, span.clone(), format!("cannot bless `{old}`: {why}"))
+                Diagnostic::error(Code::BlessRefused, &r.file, span.clone(), format!("cannot bless `{old}`: {why}"))
                     .with_label(format!("computed: {}", r.computed.clone().unwrap_or_default()))
                     .with_hint("rewrite this sentence by hand"),
             ),
@@ -65,7 +65,7 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
         let mut text = match std::fs::read_to_string(&real) {
             Ok(t) => t,
             Err(e) => {
-                diags.push(Diagnostic::error(file, 0..0, format!("cannot read for --bless: {e}")));
+                diags.push(Diagnostic::error(Code::ReadFailed, file, 0..0, format!("cannot read for --bless: {e}")));
                 continue;
             }
         };
@@ -74,6 +74,7 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
         if let Some(e) = stale {
             diags.push(
                 Diagnostic::error(
+                    Code::BlessStale,
                     file,
                     0..0,
                     format!("{file} changed since it was checked (line {} no longer reads `{}`); nothing blessed in it", e.line, e.old),
@@ -100,7 +101,7 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
             Ok(()) => done.extend(list.into_iter().rev().cloned()),
             Err(e) => {
                 let _ = std::fs::remove_file(&tmp);
-                diags.push(Diagnostic::error(file, 0..0, format!("cannot write: {e}")));
+                diags.push(Diagnostic::error(Code::WriteFailed, file, 0..0, format!("cannot write: {e}")));
             }
         }
     }

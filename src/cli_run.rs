@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use crate::census::{self, Ctx, PrepareError};
-use crate::diag::{Diagnostic, Sources};
+use crate::diag::{Code, Diagnostic, Sources};
 
 /// The text `countersign list` prints: every census with its summary, parameters, cost
 /// model and source modules.
@@ -40,7 +40,7 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         let mut named = Sources::new();
         named.add("NAME", name.to_string());
         return fail(
-            Diagnostic::error("NAME", 0..name.len().max(1), format!("unknown census `{name}`"))
+            Diagnostic::error(Code::UnknownCensus, "NAME", 0..name.len().max(1), format!("unknown census `{name}`"))
                 .with_hint(format!("censuses: {}", census::names().join(", "))),
             &named,
         );
@@ -55,7 +55,7 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
                 _ => 0,
             };
             return fail(
-                Diagnostic::error(file, at..at + 1, format!("bad parameters for `{name}`: {message}"))
+                Diagnostic::error(Code::BadParams, file, at..at + 1, format!("bad parameters for `{name}`: {message}"))
                     .with_hint("`countersign list` shows the parameters"),
                 &sources,
             );
@@ -63,7 +63,7 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         Err(PrepareError::Limit(pe)) => {
             let keys: Vec<&str> = pe.path.iter().map(String::as_str).collect();
             let at = crate::content::locate_keys(with, &keys).unwrap_or(0);
-            let mut d = Diagnostic::error(file, at..at + 1, format!("parameter out of range: {}", pe.message));
+            let mut d = Diagnostic::error(Code::ParamOutOfRange, file, at..at + 1, format!("parameter out of range: {}", pe.message));
             if let Some(h) = pe.hint {
                 d = d.with_hint(h);
             }
@@ -74,14 +74,14 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         .unwrap_or_else(|| crate::site::config::Config::load(root).map(|(c, _)| c.budget).unwrap_or(crate::site::config::DEFAULT_BUDGET));
     if prepared.cost > budget {
         return fail(
-            Diagnostic::error(file, 0..0, format!("estimated at {:.1e} steps, over the budget of {budget:.1e}", prepared.cost as f64))
+            Diagnostic::error(Code::OverBudget, file, 0..0, format!("estimated at {:.1e} steps, over the budget of {budget:.1e}", prepared.cost as f64))
                 .with_hint(format!("pass --budget to raise it; cost model: {}", c.cost_model())),
             &sources,
         );
     }
     let started = Instant::now();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.run(&Ctx::new()))) {
-        Err(payload) => fail(Diagnostic::error(file, 0..0, census::unwind_message(payload.as_ref())), &sources),
+        Err(payload) => fail(Diagnostic::error(Code::CensusPanicked, file, 0..0, census::unwind_message(payload.as_ref())), &sources),
         Ok(Err(census::Cancelled)) => ExitCode::from(1),
         Ok(Ok(v)) => {
             if json {

@@ -21,5 +21,6 @@ pub mod scaffold;
 pub mod site;
 pub mod source;
 pub mod strict;
+pub mod text;
 pub mod watch;
 pub mod yaml;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use countersign::console::{err, out};
-use countersign::diag::{Diagnostic, Sources};
+use countersign::diag::{Code, Diagnostic, Sources};
 use countersign::pipeline::{self, RunOptions};
 
 #[derive(Parser)]
@@ -225,7 +225,7 @@ fn main() -> ExitCode {
             if *bless {
                 let (edits, refusals) = countersign::bless::plan(&reports);
                 diags.retain(|d| {
-                    !(d.message.starts_with("stated value disagrees") && edits.iter().any(|e| e.file == d.file && e.span == d.span))
+                    !(d.code == Code::ClaimMismatch && edits.iter().any(|e| e.file == d.file && e.span == d.span))
                 });
                 diags.extend(refusals);
                 match countersign::bless::apply(&cli.root, &edits) {

@@ -19,8 +19,9 @@ use crate::cache::{self, Cache};
 use crate::census::{self, Ctx, DynCensus, PrepareError, Prepared};
 use crate::check::{self, Bound, ClaimReport, Status};
 use crate::content::{self, locate_keys, offset_of, Essay};
-use crate::diag::{Diagnostic, Sources};
+use crate::diag::{Code, Diagnostic, Sources};
 use crate::site::config::{self, Config};
+use crate::site::files::SiteFiles;
 use crate::site::output::Output;
 
 /// The site's sources, loaded.
@@ -31,13 +32,17 @@ pub struct Loaded {
     pub config: Config,
     /// Essays that loaded, sorted by slug.
     pub essays: Vec<Essay>,
+    /// Templates, static files and the bibliography's text.
+    pub files: SiteFiles,
     /// Texts of every file a diagnostic may point into.
     pub sources: Sources,
     /// Problems found while loading.
     pub diags: Vec<Diagnostic>,
 }
 
-/// Load the configuration and every essay under `root/essays`.
+/// Load every source a build reads: the configuration, every essay under `root/essays`,
+/// the templates, the static files and `references.yaml`. The only stage that reads the
+/// site (besides `--bless`, which rewrites essays).
 pub fn load(root: &Path) -> Loaded {
     load_with(root, &mut content::parse_essay).0
 }
@@ -70,9 +75,17 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
+    let (files, d) = crate::site::files::load(root);
+    diags.extend(d);
+    for n in &files.own_templates {
+        sources.add(format!("templates/{n}"), files.template(n).unwrap_or_default());
+    }
+    if let Some(t) = &files.bibliography {
+        sources.add(crate::render::bib::FILE, t.clone());
+    }
     // Files that failed to parse still need their text for diagnostics.
     add_missing_sources(root, &mut sources, &diags);
-    (Loaded { root: root.to_path_buf(), config, essays, sources, diags }, config_text)
+    (Loaded { root: root.to_path_buf(), config, essays, files, sources, diags }, config_text)
 }
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
@@ -132,6 +145,81 @@ fn line_span(content: &str, block: &content::scan::FencedBlock, at: usize) -> st
     block.source_offset(at)..block.source_offset(end.max(at + 1))
 }
 
+/// Look up the census a block runs and prepare its parameters, refusing a call whose
+/// cost is over `budget`. Errors: an unknown census, bad parameters, a parameter out of
+/// range, a cost over the budget (each a diagnostic at the block's line).
+fn prepare_call(essay: &Essay, c: &content::CensusBlock, budget: u64) -> Result<(&'static dyn DynCensus, Prepared), Diagnostic> {
+    let Some(census) = census::lookup(&c.run) else {
+        let names = census::names();
+        let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
+        let hint = match best {
+            Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
+            None => format!("censuses: {}", names.join(", ")),
+        };
+        return Err(
+            Diagnostic::error(Code::UnknownCensus, &essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
+                .with_label("not a registered census")
+                .with_hint(hint),
+        );
+    };
+    let content = &c.block.content;
+    let prepared = match census.prepare(content) {
+        Ok(p) => p,
+        Err(PrepareError::Shape { message, line, column }) => {
+            let at = match (line, column) {
+                (Some(l), Some(col)) => offset_of(content, l, col),
+                _ => locate_keys(content, &["with"]).unwrap_or(0),
+            };
+            return Err(
+                Diagnostic::error(
+                    Code::BadParams,
+                    &essay.file,
+                    line_span(content, &c.block, at),
+                    format!("bad parameters for `{}`: {message}", c.run),
+                )
+                .with_label("here")
+                .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
+            );
+        }
+        Err(PrepareError::Limit(pe)) => {
+            let mut keys = vec!["with"];
+            keys.extend(pe.path.iter().map(String::as_str));
+            let at = locate_keys(content, &keys).unwrap_or(0);
+            let mut d = Diagnostic::error(
+                Code::ParamOutOfRange,
+                &essay.file,
+                line_span(content, &c.block, at),
+                format!("parameter out of range for `{}`: {}", c.run, pe.message),
+            )
+            .with_label("this parameter");
+            if let Some(h) = pe.hint {
+                d = d.with_hint(h);
+            }
+            return Err(d);
+        }
+    };
+    if prepared.cost > budget {
+        let at = locate_keys(content, &["with"]).unwrap_or(0);
+        return Err(
+            Diagnostic::error(
+                Code::OverBudget,
+                &essay.file,
+                line_span(content, &c.block, at),
+                format!(
+                    "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
+                    c.run, prepared.cost as f64, budget as f64
+                ),
+            )
+            .with_label("too costly to run")
+            .with_hint(format!(
+                "make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}",
+                census.cost_model()
+            )),
+        );
+    }
+    Ok((census, prepared))
+}
+
 /// Plan the census calls of every essay: look each census up, prepare its parameters,
 /// refuse calls over `config.budget`, and dedupe by cache key.
 pub fn plan(loaded: &Loaded) -> Plan {
@@ -141,75 +229,13 @@ pub fn plan(loaded: &Loaded) -> Plan {
     for essay in &loaded.essays {
         let mut bind = BTreeMap::new();
         for c in &essay.calls {
-            let Some(census) = census::lookup(&c.run) else {
-                let names = census::names();
-                let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
-                let hint = match best {
-                    Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
-                    None => format!("censuses: {}", names.join(", ")),
-                };
-                diags.push(
-                    Diagnostic::error(&essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
-                        .with_label("not a registered census")
-                        .with_hint(hint),
-                );
-                continue;
-            };
-            let content = &c.block.content;
-            let prepared = match census.prepare(content) {
-                Ok(p) => p,
-                Err(PrepareError::Shape { message, line, column }) => {
-                    let at = match (line, column) {
-                        (Some(l), Some(col)) => offset_of(content, l, col),
-                        _ => locate_keys(content, &["with"]).unwrap_or(0),
-                    };
-                    diags.push(
-                        Diagnostic::error(
-                            &essay.file,
-                            line_span(content, &c.block, at),
-                            format!("bad parameters for `{}`: {message}", c.run),
-                        )
-                        .with_label("here")
-                        .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
-                    );
-                    continue;
-                }
-                Err(PrepareError::Limit(pe)) => {
-                    let mut keys = vec!["with"];
-                    keys.extend(pe.path.iter().map(String::as_str));
-                    let at = locate_keys(content, &keys).unwrap_or(0);
-                    let mut d = Diagnostic::error(
-                        &essay.file,
-                        line_span(content, &c.block, at),
-                        format!("parameter out of range for `{}`: {}", c.run, pe.message),
-                    )
-                    .with_label("this parameter");
-                    if let Some(h) = pe.hint {
-                        d = d.with_hint(h);
-                    }
+            let (census, prepared) = match prepare_call(essay, c, loaded.config.budget) {
+                Ok(x) => x,
+                Err(d) => {
                     diags.push(d);
                     continue;
                 }
             };
-            if prepared.cost > loaded.config.budget {
-                let at = locate_keys(content, &["with"]).unwrap_or(0);
-                diags.push(
-                    Diagnostic::error(
-                        &essay.file,
-                        line_span(content, &c.block, at),
-                        format!(
-                            "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
-                            c.run, prepared.cost as f64, loaded.config.budget as f64
-                        ),
-                    )
-                    .with_label("too costly to run")
-                    .with_hint(format!(
-                        "make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}",
-                        census.cost_model()
-                    )),
-                );
-                continue;
-            }
             let fingerprint = crate::fingerprint::of_sources(census.sources());
             let key = cache::key(census.name(), &prepared.params, &fingerprint);
             let idx = match calls.iter().position(|k| k.key == key) {
@@ -224,6 +250,110 @@ pub fn plan(loaded: &Loaded) -> Plan {
         bindings.push(bind);
     }
     Plan { calls, bindings, diags }
+}
+
+/// Check what the site's URL space needs of the loaded sources, before anything is
+/// computed: no ladder page takes an essay's place, and no static file takes the place
+/// of a file the build makes (or of its folder).
+pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut diags = ladder_collisions(&loaded.essays);
+    diags.extend(figure_sources(&loaded.essays));
+    diags.extend(static_collisions(loaded));
+    diags
+}
+
+/// An anchor page lives at /<anchor>/: it must not take an essay's place.
+fn ladder_collisions(essays: &[Essay]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for e in essays {
+        if let Some(a) = &e.front.anchor {
+            if essays.iter().any(|o| o.slug == *a) {
+                let at = e.source.find("anchor:").unwrap_or(0);
+                diags.push(
+                    Diagnostic::error(
+                        Code::LadderCollision,
+                        &e.file,
+                        at..at + 7,
+                        format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
+                    )
+                    .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Every figure names a figure kind that exists and an id a census block of its essay
+/// binds (whether or not that block's call succeeds).
+fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for essay in essays {
+        for f in &essay.figures {
+            if crate::figures::lookup(&f.plot).is_none() {
+                let kinds: Vec<&str> = crate::figures::KINDS.iter().map(|(k, _)| *k).collect();
+                diags.push(
+                    Diagnostic::error(Code::UnknownFigureKind, &essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
+                        .with_hint(format!("figure kinds: {}", kinds.join(", "))),
+                );
+            } else if !essay.calls.iter().any(|c| c.id == f.from.id) {
+                diags.push(
+                    Diagnostic::error(Code::UnboundId, &essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
+                        .with_hint(check::unknown_id_hint(essay)),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Every file the build makes from essays and templates, by its path in the output,
+/// with what it is ("the page of essays/e.md").
+fn made_paths(loaded: &Loaded) -> BTreeMap<String, String> {
+    let mut made = BTreeMap::new();
+    for (p, what) in [("index.html", "the index page"), ("404.html", "the 404 page"), ("search-index.json", "the search index"), ("feed.xml", "the feed")] {
+        made.insert(p.to_string(), what.to_string());
+    }
+    if !loaded.config.base_url.is_empty() {
+        made.insert("sitemap.xml".into(), "the sitemap".into());
+    }
+    for e in &loaded.essays {
+        made.insert(format!("{}/index.html", e.slug), format!("the page of {}", e.file));
+        made.insert(format!("{}/results.json", e.slug), format!("the results of {}", e.file));
+        for f in &e.figures {
+            made.insert(format!("{}/fig-{}.svg", e.slug, f.id), format!("figure `{}` of {}", f.id, e.file));
+        }
+        if let Some(a) = &e.front.anchor {
+            made.entry(format!("{a}/index.html")).or_insert_with(|| format!("the page of the ladder `{a}`"));
+        }
+    }
+    made
+}
+
+/// A static file of the site's at the path of a file the build makes replaces it; one
+/// where the build needs a folder (or inside a path the build makes a file) breaks the
+/// output. Each is an error naming both.
+fn static_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
+    let made = made_paths(loaded);
+    let mut diags = Vec::new();
+    for s in &loaded.files.own_statics {
+        let folder = format!("{s}/");
+        let clash = if let Some(what) = made.get(s) {
+            Some(format!("static/{s} would replace {what}"))
+        } else if let Some((p, what)) = made.range(folder.clone()..).next().filter(|(p, _)| p.starts_with(&folder)) {
+            Some(format!("static/{s} is a file where {what} needs the folder {s}/ (for {p})"))
+        } else {
+            let mut parents = s.match_indices('/').map(|(i, _)| &s[..i]);
+            parents.find_map(|p| made.get(p).map(|what| format!("static/{s} needs {p} to be a folder, but {p} is {what}")))
+        };
+        if let Some(message) = clash {
+            diags.push(
+                Diagnostic::error(Code::StaticCollision, format!("static/{s}"), 0..0, message)
+                    .with_hint("rename or remove the static file: the build makes that path from the essays and templates"),
+            );
+        }
+    }
+    diags
 }
 
 /// How many calls ran and how many came from a cache.
@@ -280,11 +410,60 @@ fn cache_hit(cache: &Cache, call: &Call, diags: &Mutex<Vec<Diagnostic>>) -> Opti
             let message = format!("the cached result of `{}` is not trusted: {why}; it is recomputed", call.census.name());
             let note = format!("the entry: .countersign-cache/{}.json", call.key);
             if let Ok(mut d) = diags.lock() {
-                d.push(Diagnostic::warning(".countersign-cache", 0..0, message).with_note(note));
+                d.push(Diagnostic::warning(Code::CacheEntryBad, ".countersign-cache", 0..0, message).with_note(note));
             }
             None
         }
     }
+}
+
+/// The progress bar of one call, drawn (under `multi`) once the call has run for a
+/// second, when `opts.progress`: the bar's slot and the callback the census reports to.
+fn progress_bar(
+    opts: &ComputeOptions,
+    multi: &indicatif::MultiProgress,
+    call: &Call,
+) -> (Arc<Mutex<Option<indicatif::ProgressBar>>>, Option<Arc<census::ProgressFn>>) {
+    let started = Instant::now();
+    let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
+    let progress: Option<Arc<census::ProgressFn>> = if opts.progress {
+        let bar = bar.clone();
+        let multi = multi.clone();
+        let label = format!("{} {}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default());
+        Some(Arc::new(move |done: u64, total: u64| {
+            if started.elapsed().as_millis() < 1000 {
+                return;
+            }
+            if let Ok(mut b) = bar.lock() {
+                let pb = b.get_or_insert_with(|| {
+                    let pb = multi.add(indicatif::ProgressBar::new(total));
+                    pb.set_style(
+                        indicatif::ProgressStyle::with_template("{msg:40!} [{bar:30}] {percent:>3}% {elapsed}")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    pb.set_message(label.clone());
+                    pb
+                });
+                pb.set_length(total);
+                pb.set_position(done);
+            }
+        }))
+    } else {
+        None
+    };
+    (bar, progress)
+}
+
+/// The diagnostic of a census call that panicked with `panic` (a bug in countersign).
+fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
+    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+    Diagnostic::error(
+        Code::CensusPanicked,
+        "countersign",
+        0..0,
+        format!("census `{}` failed with {} : {msg}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default()),
+    )
+    .with_hint("this is a bug in countersign's solver; please report it with these parameters")
 }
 
 /// Run every planned call not in memory or the cache, in parallel; store new results.
@@ -316,33 +495,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
                 return Some(v);
             }
-            let started = Instant::now();
-            let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
-            let progress: Option<Arc<census::ProgressFn>> = if opts.progress {
-                let bar = bar.clone();
-                let multi = multi.clone();
-                let label = format!("{name} {}", serde_json::to_string(&call.prepared.params).unwrap_or_default());
-                Some(Arc::new(move |done: u64, total: u64| {
-                    if started.elapsed().as_millis() < 1000 {
-                        return;
-                    }
-                    if let Ok(mut b) = bar.lock() {
-                        let pb = b.get_or_insert_with(|| {
-                            let pb = multi.add(indicatif::ProgressBar::new(total));
-                            pb.set_style(
-                                indicatif::ProgressStyle::with_template("{msg:40!} [{bar:30}] {percent:>3}% {elapsed}")
-                                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-                            );
-                            pb.set_message(label.clone());
-                            pb
-                        });
-                        pb.set_length(total);
-                        pb.set_position(done);
-                    }
-                }))
-            } else {
-                None
-            };
+            let (bar, progress) = progress_bar(opts, &multi, call);
             let flag = opts.flags.and_then(|f| f.get(i)).unwrap_or(&opts.cancel);
             let ctx = Ctx::with(flag.clone(), progress);
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.prepared.run(&ctx)));
@@ -356,7 +509,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                     ran.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = opts.cache.put(&call.key, name, &call.prepared.params, &call.fingerprint, &v) {
                         if let Ok(mut d) = diags.lock() {
-                            d.push(Diagnostic::warning(".countersign-cache", 0..0, format!("cannot store a result in the cache: {e}")));
+                            d.push(Diagnostic::warning(Code::CacheWriteFailed, ".countersign-cache", 0..0, format!("cannot store a result in the cache: {e}")));
                         }
                     }
                     let v = Arc::new(v);
@@ -369,23 +522,8 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
                 Ok(Err(census::Cancelled)) => None,
                 Err(panic) => {
-                    let msg = panic
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
                     if let Ok(mut d) = diags.lock() {
-                        d.push(
-                            Diagnostic::error(
-                                "countersign",
-                                0..0,
-                                format!(
-                                    "census `{name}` failed with {} : {msg}",
-                                    serde_json::to_string(&call.prepared.params).unwrap_or_default()
-                                ),
-                            )
-                            .with_hint("this is a bug in countersign's solver; please report it with these parameters"),
-                        );
+                        d.push(panic_diag(call, panic.as_ref()));
                     }
                     None
                 }
@@ -442,7 +580,7 @@ fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut C
         let failed_ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).collect();
         let (mut reports, diags) = check_one(i, essay, &bound);
         let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags.into_iter().partition(|d| {
-            d.message.starts_with("no census result is bound to") && failed_ids.iter().any(|id| d.message.contains(&format!("`{id}`")))
+            d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id))
         });
         for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
             if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {
@@ -551,22 +689,14 @@ pub struct Incremental {
     pub last: Work,
 }
 
-/// Load, plan, compute, check and (when `opts.render`) render a site.
-pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
-    run_with(opts, Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
-}
-
-/// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
-/// census calls finished (nothing after them is done; calls that finished are remembered).
-pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
-    let mut fresh = Incremental::default();
-    let memo = hooks.memo.unwrap_or(&mut fresh);
-    memo.last = Work::default();
+/// [`load`], parsing again only the essays whose file name or text is not the one
+/// `memo` holds; also returns the configuration file's text.
+fn load_incremental(root: &Path, memo: &mut Incremental) -> (Loaded, Option<String>) {
     // Load, parsing only the essays whose text changed.
     let mut old = std::mem::take(&mut memo.essays);
     let mut essays = HashMap::new();
     let mut parsed = 0;
-    let (mut loaded, config_text) = load_with(&opts.root, &mut |file: &str, path: PathBuf, source: String| {
+    let (loaded, config_text) = load_with(root, &mut |file: &str, path: PathBuf, source: String| {
         let (essay, diags) = match old.remove(file) {
             Some((p, s, e, d)) if p == path && s == source => (e, d),
             _ => {
@@ -579,6 +709,40 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     });
     memo.essays = essays;
     memo.last.parsed = parsed;
+    (loaded, config_text)
+}
+
+/// Render every essay of `loaded` with its checked claims (see
+/// [`crate::render::render_site`]).
+fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Memo) -> (Output, Vec<Diagnostic>) {
+    let mut out = Output::default();
+    let inputs: Vec<crate::render::EssayInput> = loaded
+        .essays
+        .iter()
+        .enumerate()
+        .map(|(i, e)| crate::render::EssayInput {
+            essay: e,
+            bound: &checked.bound[i],
+            fingerprints: &checked.fingerprints[i],
+            reports: &checked.reports[i],
+        })
+        .collect();
+    let d = crate::render::render_site(&loaded.config, &loaded.files, &inputs, &mut out, memo);
+    (out, d)
+}
+
+/// Load, plan, compute, check and (when `opts.render`) render a site.
+pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
+    run_with(opts, Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
+}
+
+/// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
+/// census calls finished (nothing after them is done; calls that finished are remembered).
+pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
+    let mut fresh = Incremental::default();
+    let memo = hooks.memo.unwrap_or(&mut fresh);
+    memo.last = Work::default();
+    let (loaded, config_text) = load_incremental(&opts.root, memo);
     if memo.config.as_ref() != Some(&config_text) {
         // A new configuration: everything but the parsed essays is made afresh.
         memo.checks.clear();
@@ -586,6 +750,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
         memo.config = Some(config_text);
     }
     let plan = plan(&loaded);
+    let site_diags = validate(&loaded);
     let flags: Vec<Arc<AtomicBool>> = plan.calls.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
     if let Some(f) = hooks.on_plan {
         f(&plan, &flags);
@@ -619,39 +784,15 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     memo.last.checked = checked_now;
     let mut diags = loaded.diags.clone();
     diags.extend(plan.diags.iter().cloned());
+    diags.extend(site_diags);
     diags.extend(results.diags.iter().cloned());
     diags.extend(checked.diags.iter().cloned());
-    let mut output = None;
-    if opts.render {
-        let mut out = Output::default();
-        let inputs: Vec<crate::render::EssayInput> = loaded
-            .essays
-            .iter()
-            .enumerate()
-            .map(|(i, e)| crate::render::EssayInput {
-                essay: e,
-                bound: &checked.bound[i],
-                fingerprints: &checked.fingerprints[i],
-                reports: &checked.reports[i],
-            })
-            .collect();
-        let d = crate::render::render_site_with(&opts.root, &loaded.config, &inputs, &mut out, &mut memo.render);
+    let output = opts.render.then(|| {
+        let (out, d) = render_stage(&loaded, &checked, &mut memo.render);
         memo.last.rendered = memo.render.last;
-        drop(inputs);
-        // Files only rendering reads (references.yaml) still need their text for diagnostics.
-        for x in &d {
-            if loaded.sources.get(&x.file).is_none() {
-                if let Ok(t) = crate::source::read_text(&opts.root.join(&x.file)) {
-                    loaded.sources.add(x.file.clone(), t);
-                }
-            }
-        }
         diags.extend(d);
-        output = Some(out);
-    }
-    // Render diagnostics may point into site templates: load their text for display.
-    let mut loaded = loaded;
-    add_missing_sources(&opts.root, &mut loaded.sources, &diags);
+        out
+    });
     let work = memo.last;
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
 }

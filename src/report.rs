@@ -11,7 +11,7 @@ use crate::pipeline::Run;
 pub const VERSION: u32 = 1;
 
 /// The report: `ok`, call statistics, every claim (file, line, column, stated, computed,
-/// census call, status) and every diagnostic (file, line, column, message, notes).
+/// census call, status) and every diagnostic (code, file, line, column, message, notes).
 pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
     let ok = !diags.iter().any(Diagnostic::is_error);
     let diagnostics: Vec<Value> = diags
@@ -19,7 +19,7 @@ pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
         .map(|d| {
             let (line, column) = run.loaded.sources.position(d);
             json!({
-                "severity": if d.is_error() { "error" } else { "warning" },
+                "severity": if d.is_error() { "error" } else { "warning" }, "code": d.code,
                 "file": d.file, "line": line, "column": column,
                 "message": d.message, "label": d.label, "notes": d.notes,
             })
@@ -33,4 +33,17 @@ pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
         "claims": reports,
         "diagnostics": diagnostics,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::diag::Code;
+
+    #[test]
+    fn the_schema_lists_every_diagnostic_code_and_no_other() {
+        let schema: serde_json::Value = serde_json::from_str(include_str!("../docs/report.schema.json")).unwrap();
+        let listed = &schema["properties"]["diagnostics"]["items"]["properties"]["code"]["enum"];
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(*listed, serde_json::json!(names));
+    }
 }

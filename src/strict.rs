@@ -30,7 +30,7 @@ use crate::check::Bound;
 use crate::content::claim::ClaimKind;
 use crate::content::scan::markdown_options;
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 /// True for a number word `--strict` flags: "three" and up, hyphenated compounds
 /// ("fifty-five") and scale words, in any case; "zero", "one" and "two" alone are not.
@@ -58,7 +58,7 @@ pub fn findings(essays: &[Essay], bound: Option<&[BTreeMap<String, Bound>]>) -> 
         for c in &e.claims {
             if let ClaimKind::Interpolate { path, .. } = &c.kind {
                 found.push(
-                    Diagnostic::error(&e.file, c.span.clone(), format!("`{{{{ {path} }}}}` prints a value but checks nothing"))
+                    Diagnostic::error(Code::UncheckedInterpolation, &e.file, c.span.clone(), format!("`{{{{ {path} }}}}` prints a value but checks nothing"))
                         .with_hint("state the value: {{ path = 523 }}, so that a change to the computation is caught"),
                 );
             }
@@ -249,7 +249,7 @@ fn uncovered(e: &Essay, span: Range<usize>, paths: &Paths) -> Diagnostic {
             found[0]
         ),
     };
-    Diagnostic::error(&e.file, span, format!("`{text}` is a number no claim covers")).with_label("not checked").with_hint(hint)
+    Diagnostic::error(Code::UncoveredNumber, &e.file, span, format!("`{text}` is a number no claim covers")).with_label("not checked").with_hint(hint)
 }
 
 #[cfg(test)]

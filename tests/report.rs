@@ -39,6 +39,7 @@ fn the_json_report_validates_against_its_schema() {
     assert_eq!(first["line"], 11);
     assert_eq!(first["census"], "sylver.census");
     assert_eq!(bad["diagnostics"][0]["line"], 11);
+    assert_eq!(bad["diagnostics"][0]["code"], "claim-mismatch");
     // A report that breaks the schema is caught (the test can fail).
     let mut broken = bad.clone();
     broken["claims"][0]["status"] = serde_json::json!("maybe");

@@ -426,7 +426,7 @@ impl Census for MooreOutcomes {
     const COST_MODEL: &'static str = "per k: positions × (12 × heaps + 40) plus 100 per predecessor \
         marking, estimated as 3^(min(k, ⌈heaps/2⌉) − 1) × heaps × counters / 40 per position; \
         with plain, 60 per option, estimated as Σ_{j ≤ k} C(heaps, j) ⌈counters/2⌉^j / 2^(j − 1) per position";
-    const SOURCES: &'static [&'static str] = &["games/moore.rs", "census/moore.rs"];
+    const SOURCES: &'static [&'static str] = &["games/moore.rs", "games/count.rs", "census/moore.rs"];
 
     fn validate(p: &OutcomesParams) -> Result<(), ParamError> {
         validate_range(p.max_heaps, p.max_counters)?;
@@ -651,7 +651,7 @@ impl Census for MooreCapped {
     const COST_MODEL: &'static str = "per (k, cap): as moore.outcomes with counters replaced by \
         min(counters, cap) in the marking and option estimates, plus 30 × heaps per position for \
         the residue classes";
-    const SOURCES: &'static [&'static str] = &["games/moore.rs", "census/moore.rs"];
+    const SOURCES: &'static [&'static str] = &["games/moore.rs", "games/count.rs", "census/moore.rs"];
 
     fn validate(p: &CappedParams) -> Result<(), ParamError> {
         validate_range(p.max_heaps, p.max_counters)?;

@@ -388,7 +388,7 @@ impl Census for SylverCensus {
         doc: "largest genus included, 1..=24 (genus 16: 11,769 positions; genus 20: 93,141)",
     }];
     const COST_MODEL: &'static str = "400 steps per legal move; legal moves estimated as 2.5 φ^(g+2) (g − 1)";
-    const SOURCES: &'static [&'static str] = &["games/sylver.rs", "census/sylver.rs"];
+    const SOURCES: &'static [&'static str] = &["games/sylver.rs", "games/count.rs", "census/sylver.rs"];
 
     fn validate(params: &SylverParams) -> Result<(), ParamError> {
         if params.max_genus == 0 || params.max_genus > CENSUS_MAX_GENUS {
@@ -704,13 +704,7 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     })
 }
 
-fn gcd128(a: u128, b: u128) -> u128 {
-    if b == 0 {
-        a
-    } else {
-        gcd128(b, a % b)
-    }
-}
+use crate::games::count::gcd as gcd128;
 
 /// a/b + c/d, reduced. Denominators stay below lcm(1..=23) × positions, far inside u128.
 fn add_fraction((a, b): (u128, u128), (c, d): (u128, u128)) -> (u128, u128) {
@@ -829,7 +823,7 @@ impl Census for SylverPosition {
         doc: "1..=16 generators, each 1..=1000, gcd 1, generating a semigroup of genus ≤ 24",
     }];
     const COST_MODEL: &'static str = "as sylver.census with max_genus = the position's genus";
-    const SOURCES: &'static [&'static str] = &["games/sylver.rs", "census/sylver.rs"];
+    const SOURCES: &'static [&'static str] = &["games/sylver.rs", "games/count.rs", "census/sylver.rs"];
 
     fn validate(params: &PositionParams) -> Result<(), ParamError> {
         let g = &params.generators;

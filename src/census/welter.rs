@@ -177,17 +177,9 @@ pub struct WelterResult {
 /// The census `welter.census`. See the module docs.
 pub struct WelterCensus;
 
-/// C(n, k), saturating at `u64::MAX` (exact for n ≤ 64).
+/// C(n, k), saturating at `u64::MAX` (see [`crate::games::count::binomial`]).
 fn binom(n: u32, k: u32) -> u64 {
-    if k > n {
-        return 0;
-    }
-    let k = k.min(n - k) as u128;
-    let mut acc: u128 = 1;
-    for i in 0..k {
-        acc = acc * (n as u128 - i) / (i + 1);
-    }
-    u64::try_from(acc).unwrap_or(u64::MAX)
+    crate::games::count::binomial(u64::from(n), u64::from(k))
 }
 
 /// Estimated steps for one row of `k` coins on `n` squares.
@@ -304,7 +296,7 @@ impl Census for WelterCensus {
          per option, k·(n−k) options, + 3·k² for the formulas), plus C(n/2, k/2) union positions × \
          k·(n−k) moves × 10·k·(n−k) for the replies; per probe C(m+1, k) × 100·k·(m+1−k) for the \
          highest square m (the memoised solver's hash map); saturating (about a nanosecond a step)";
-    const SOURCES: &'static [&'static str] = &["games/welter.rs", "games/impartial.rs", "census/welter.rs"];
+    const SOURCES: &'static [&'static str] = &["games/welter.rs", "games/impartial.rs", "games/count.rs", "census/welter.rs"];
 
     fn validate(params: &WelterParams) -> Result<(), ParamError> {
         if params.coins.is_empty() {

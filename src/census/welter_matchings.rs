@@ -26,21 +26,7 @@ pub const MAX_CENSUS_SQUARES: u32 = 24;
 /// Squares of a single position must be below this.
 pub const MAX_POSITION_SQUARE: u32 = 40;
 
-fn binom(n: u64, k: u64) -> u64 {
-    if k > n {
-        return 0;
-    }
-    let k = k.min(n - k);
-    let mut c: u64 = 1;
-    for i in 0..k {
-        // exact: c * (n - i) is divisible by (i + 1) after the multiplication
-        c = match c.checked_mul(n - i) {
-            Some(x) => x / (i + 1),
-            None => return u64::MAX,
-        };
-    }
-    c
-}
+use crate::games::count::binomial as binom;
 
 fn factorial(k: u64) -> u64 {
     (1..=k).fold(1u64, |acc, i| acc.saturating_mul(i))
@@ -262,7 +248,7 @@ impl Census for WelterMatchings {
     const COST_MODEL: &'static str = "per coin count n on s squares: C(s, n) positions × (n·s for the recursion \
          + n²·s² for replies + 5 rules × matchings(n) × (n/2)! × n³ for the brute-force tie check)";
     const SOURCES: &'static [&'static str] =
-        &["games/welter.rs", "games/welter/matching.rs", "games/impartial.rs", "census/welter_matchings.rs"];
+        &["games/welter.rs", "games/welter/matching.rs", "games/impartial.rs", "games/count.rs", "census/welter_matchings.rs"];
 
     fn validate(params: &MatchingsParams) -> Result<(), ParamError> {
         check_coins(&params.coins)
@@ -657,7 +643,7 @@ impl Census for WelterPosition {
     const COST_MODEL: &'static str =
         "C(m+1, n) positions below the highest square m for the recursion × n·m options, plus matchings(n)·(n/2)!·n³";
     const SOURCES: &'static [&'static str] =
-        &["games/welter.rs", "games/welter/matching.rs", "games/impartial.rs", "census/welter_matchings.rs"];
+        &["games/welter.rs", "games/welter/matching.rs", "games/impartial.rs", "games/count.rs", "census/welter_matchings.rs"];
 
     fn validate(params: &PositionParams) -> Result<(), ParamError> {
         let sq = &params.squares;

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::content::claim::{ClaimKind, Op, Operand, Path};
 use crate::content::Essay;
-use crate::diag::{line_col, Diagnostic};
+use crate::diag::{line_col, Code, Diagnostic};
 use forms::{Computed, Verdict};
 use rational::Q;
 pub use resolve::{resolve, Bound};
@@ -90,7 +90,7 @@ pub struct ClaimReport {
 }
 
 fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
-    Diagnostic::error(&essay.file, span, format!("`{path}` is not in the result of `{}` ({})", bound.id, bound.census))
+    Diagnostic::error(Code::PathNotInResult, &essay.file, span, format!("`{path}` is not in the result of `{}` ({})", bound.id, bound.census))
         .with_label(e.message.clone())
         .with_hint(e.hint.clone())
 }
@@ -108,7 +108,7 @@ pub fn unknown_id_hint(essay: &Essay) -> String {
 
 fn unknown_id(essay: &Essay, path: &Path, span: Range<usize>) -> Diagnostic {
     let hint = unknown_id_hint(essay);
-    Diagnostic::error(&essay.file, span.start..span.start + path.id.len(), format!("no census result is bound to `{}`", path.id))
+    Diagnostic::error(Code::UnboundId, &essay.file, span.start..span.start + path.id.len(), format!("no census result is bound to `{}`", path.id))
         .with_label("unknown id")
         .with_hint(hint)
 }
@@ -117,7 +117,7 @@ fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) ->
     match o {
         Operand::Number(t, span) => match forms::parse_num(t) {
             Some(n) => Ok((n.value, t.clone())),
-            None => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{t}` is not a number"))),
+            None => Err(Diagnostic::error(Code::NotANumber, &essay.file, span.clone(), format!("`{t}` is not a number"))),
         },
         Operand::Path(p, span) => {
             let b = bound.get(&p.id).ok_or_else(|| unknown_id(essay, p, span.clone()))?;
@@ -128,7 +128,7 @@ fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) ->
                     Ok((q, shown))
                 }
                 Computed::Bool(x) => Ok((Q::int(x as u8), x.to_string())),
-                c => Err(Diagnostic::error(&essay.file, span.clone(), format!("`{p}` is not a number: it is {}", short(c.display())))
+                c => Err(Diagnostic::error(Code::NotANumber, &essay.file, span.clone(), format!("`{p}` is not a number: it is {}", short(c.display())))
                     .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
             }
         }
@@ -193,6 +193,7 @@ fn check_path(
             };
             diags.push(
                 Diagnostic::error(
+                    Code::ClaimMismatch,
                     &essay.file,
                     stated_span.clone(),
                     format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {}", shown),
@@ -205,7 +206,7 @@ fn check_path(
         }
         Verdict::WrongShape(why) => {
             diags.push(
-                Diagnostic::error(&essay.file, stated_span.clone(), format!("`{stated}` cannot be compared with `{path}`"))
+                Diagnostic::error(Code::Incomparable, &essay.file, stated_span.clone(), format!("`{stated}` cannot be compared with `{path}`"))
                     .with_label(format!("computed: {}", shown))
                     .with_hint(why),
             );
@@ -224,7 +225,7 @@ fn unreadable(essay: &Essay, stated: &str, span: &Range<usize>, shown: &str) -> 
     } else {
         "unreadable stated value".to_string()
     };
-    Diagnostic::error(&essay.file, span.clone(), format!("cannot read `{stated}` as a number"))
+    Diagnostic::error(Code::UnreadableStated, &essay.file, span.clone(), format!("cannot read `{stated}` as a number"))
         .with_label(label)
         .with_hint(format!(
             "the census gives {shown}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)"
@@ -363,7 +364,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
                 r.status = if ok { Status::Pass } else { Status::Fail };
                 if let Some(f) = failed.filter(|f| !f.is_empty()) {
                     diags.push(
-                        Diagnostic::error(&essay.file, claim.span.clone(), format!("assertion failed: {}", r.path))
+                        Diagnostic::error(Code::AssertFailed, &essay.file, claim.span.clone(), format!("assertion failed: {}", r.path))
                             .with_label(f)
                             .with_hint("the computation no longer supports this assert: correct the sentence it stands for"),
                     );

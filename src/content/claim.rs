@@ -18,6 +18,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::diag::Code;
+
 /// One step of a path into a result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Step {
@@ -148,6 +150,8 @@ pub struct Claim {
 /// A syntax error inside a claim, with the span it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimSyntaxError {
+    /// The kind of problem (the code of its diagnostic).
+    pub code: Code,
     /// What is wrong.
     pub message: String,
     /// Where (byte offsets into the essay).
@@ -176,6 +180,7 @@ fn is_ident_char(c: char) -> bool {
 pub fn parse_path(s: &str, base: usize) -> Result<(Path, usize), ClaimSyntaxError> {
     let bytes = s.as_bytes();
     let err = |msg: &str, at: usize, hint: &str| ClaimSyntaxError {
+        code: Code::ClaimSyntax,
         message: msg.to_string(),
         span: base + at..base + char_end(s, at),
         hint: hint.to_string(),
@@ -265,6 +270,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
     let tbase = base + lead;
     if t.is_empty() {
         return Err(ClaimSyntaxError {
+            code: Code::ClaimSyntax,
             message: "empty claim".into(),
             span,
             hint: "write {{ id.path = value }}, or \\{{ for a literal `{{`".into(),
@@ -285,6 +291,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
     // bound as `plain` or `assert`.
     if t == "plain" || t == "assert" {
         return Err(ClaimSyntaxError {
+            code: Code::ClaimSyntax,
             message: format!("`{t}` with nothing after it"),
             span: tbase..tbase + t.len(),
             hint: if t == "plain" {
@@ -305,6 +312,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
     if let Some(after) = rest_trim.strip_prefix('=') {
         if after.starts_with('=') {
             return Err(ClaimSyntaxError {
+                code: Code::ClaimSyntax,
                 message: "`==` in a claim".into(),
                 span: eq_at..eq_at + 2,
                 hint: "a claim states a value with one `=`; comparisons belong in {{ assert … }}".into(),
@@ -313,6 +321,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
         let stated = after.trim();
         if stated.is_empty() {
             return Err(ClaimSyntaxError {
+                code: Code::ClaimSyntax,
                 message: "nothing stated after `=`".into(),
                 span: eq_at..eq_at + 1,
                 hint: "write the value as the sentence should read, e.g. {{ small.positions = 523 }}".into(),
@@ -325,6 +334,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
         });
     }
     Err(ClaimSyntaxError {
+        code: Code::ClaimSyntax,
         message: format!("unexpected `{}` after the path", rest_trim.chars().next().unwrap_or(' ')),
         span: eq_at..eq_at + rest_trim.chars().next().map(char::len_utf8).unwrap_or(1),
         hint: "write {{ path = stated }} to check a number, or {{ path }} to print it".into(),
@@ -360,6 +370,7 @@ fn parse_expr(s: &str, base: usize) -> Result<Vec<Comparison>, ClaimSyntaxError>
         let ops = [("==", Op::Eq), ("!=", Op::Ne), ("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
         let Some((tok, op)) = ops.iter().find(|(t, _)| s[i..].starts_with(t)) else {
             return Err(ClaimSyntaxError {
+                code: Code::ClaimSyntax,
                 message: "expected a comparison (==, !=, <, <=, >, >=)".into(),
                 span: base + i..base + char_end(s, i),
                 hint: "an assert compares, e.g. {{ assert moves.struck_winning == 0 }}".into(),
@@ -379,6 +390,7 @@ fn parse_expr(s: &str, base: usize) -> Result<Vec<Comparison>, ClaimSyntaxError>
             }
         }
         return Err(ClaimSyntaxError {
+            code: Code::ClaimSyntax,
             message: "expected `and` or the end of the assert".into(),
             span: base + i..base + char_end(s, i),
             hint: "join comparisons with `and`".into(),

@@ -14,7 +14,8 @@ use serde::Deserialize;
 
 use super::claim::Claim;
 use super::inline;
-use crate::diag::Diagnostic;
+
+use crate::diag::{Code, Diagnostic};
 
 /// An essay's front matter.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,7 +83,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     let first = source[..first_line_end].trim_end_matches(['\n', '\r']);
     let first = first.strip_prefix('\u{feff}').unwrap_or(first);
     if first != "---" {
-        return Err(vec![Diagnostic::error(file, 0..first_line_end.min(source.len()), "missing front matter")
+        return Err(vec![Diagnostic::error(Code::MissingFrontMatter, file, 0..first_line_end.min(source.len()), "missing front matter")
             .with_label("expected `---` here")
             .with_hint(hint)]);
     }
@@ -98,7 +99,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         off = end;
     }
     let Some((yaml_end, body_start)) = close else {
-        return Err(vec![Diagnostic::error(file, 0..3, "unterminated front matter")
+        return Err(vec![Diagnostic::error(Code::UnterminatedFrontMatter, file, 0..3, "unterminated front matter")
             .with_label("opened here")
             .with_hint("close the front matter with a line holding only `---`")]);
     };
@@ -117,7 +118,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 format!("in front matter: {}", e.message)
             };
             let r = super::char_span(source, at);
-            vec![Diagnostic::error(file, r, msg).with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
+            vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg).with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
         })?
     };
     let title_span = super::locate_keys(yaml, &["title"])
@@ -138,7 +139,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         let what = format!("the {key}");
         let shown = inline::substitute(&decoded, &found, source, &what);
         for e in errors.into_iter().chain(shown.as_ref().err().cloned()) {
-            diags.push(Diagnostic::error(file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
+            diags.push(Diagnostic::error(e.code, file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
         }
         claims.extend(found);
         shown.ok()
@@ -146,26 +147,26 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     let title = with_claims("title", raw.title, &mut diags).unwrap_or_default().trim().to_string();
     let summary = with_claims("summary", raw.summary, &mut diags);
     if title.is_empty() && diags.is_empty() {
-        diags.push(Diagnostic::error(file, title_span.clone(), "the essay has no title").with_hint("add `title: …` to the front matter"));
+        diags.push(Diagnostic::error(Code::MissingTitle, file, title_span.clone(), "the essay has no title").with_hint("add `title: …` to the front matter"));
     }
     if let Some(d) = &raw.date {
         if !valid_date(d) {
             let at = super::locate_keys(yaml, &["date"]).map(|a| yaml_start + a).unwrap_or(0);
-            diags.push(Diagnostic::error(file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"));
+            diags.push(Diagnostic::error(Code::BadDate, file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"));
         }
     }
     if let Some(a) = &raw.anchor {
         if !valid_anchor(a) {
             let at = super::locate_keys(yaml, &["anchor"]).map(|a| yaml_start + a).unwrap_or(0);
             diags.push(
-                Diagnostic::error(file, at..at + 6, format!("`{a}` is not a usable anchor"))
+                Diagnostic::error(Code::BadAnchor, file, at..at + 6, format!("`{a}` is not a usable anchor"))
                     .with_hint("an anchor names its ladder's page, /<anchor>/: letters, digits, `-` and `_`, e.g. `held-pass`"),
             );
         }
     }
     if raw.rung == Some(0) {
         let at = super::locate_keys(yaml, &["rung"]).map(|a| yaml_start + a).unwrap_or(0);
-        diags.push(Diagnostic::error(file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"));
+        diags.push(Diagnostic::error(Code::BadRung, file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"));
     }
     if !diags.is_empty() {
         return Err(diags);

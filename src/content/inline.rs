@@ -7,6 +7,7 @@
 use std::ops::Range;
 
 use super::claim::{Claim, ClaimKind, ClaimSyntaxError};
+use crate::diag::Code;
 
 /// The region of a YAML mapping value in `yaml`: from after `key:` on the line at `at`
 /// (an offset [`super::locate_keys`] found) to the end of the value, which runs on over
@@ -46,6 +47,7 @@ pub fn plain_text(claim: &Claim, what: &str) -> Result<String, ClaimSyntaxError>
         ClaimKind::Check { stated, .. } => Ok(stated.clone()),
         ClaimKind::Plain { text } => Ok(text.clone()),
         _ => Err(ClaimSyntaxError {
+            code: Code::ClaimSyntax,
             message: format!("a claim in {what} must state its value"),
             span: claim.span.clone(),
             hint: "write {{ id.path = value }} (checked) or {{ plain … }} here; an interpolation or an assert has no text to show in it"
@@ -64,6 +66,7 @@ pub fn substitute(decoded: &str, claims: &[Claim], source: &str, what: &str) -> 
         let written = &source[c.span.clone()];
         let Some(at) = rest.find(written) else {
             return Err(ClaimSyntaxError {
+                code: Code::ClaimSyntax,
                 message: format!("this claim in {what} cannot be read: the YAML string changes its text"),
                 span: c.span.clone(),
                 hint: "write the claim without escapes, in a plain or single-quoted string".into(),

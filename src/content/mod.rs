@@ -15,7 +15,7 @@ use std::path::{Path as FsPath, PathBuf};
 
 use serde::Deserialize;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 pub use claim::{Claim, ClaimKind, Path, Step};
 pub use front::FrontMatter;
 use scan::FencedBlock;
@@ -196,7 +196,7 @@ pub fn block_yaml_diag(file: &str, block: &FencedBlock, e: &crate::yaml::YamlErr
         }
         _ => block.span.start..block.span.start + 1,
     };
-    Diagnostic::error(file, span, format!("{what}: {}", e.message)).with_label("here").with_hint(match what {
+    Diagnostic::error(Code::BadBlock, file, span, format!("{what}: {}", e.message)).with_label("here").with_hint(match what {
         "in this census block" => "a census block holds `id`, `run` and `with`; see `countersign list` for parameters",
         _ => "a figure block holds id, from, plot, caption, alt and the kind's own keys",
     })
@@ -239,7 +239,7 @@ fn figure_text(
     let what = if key == "alt" { "alt text" } else { "a caption" };
     let plain = inline::substitute(decoded, &found, source, what);
     for e in errors.into_iter().chain(plain.as_ref().err().cloned()) {
-        diags.push(Diagnostic::error(file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
+        diags.push(Diagnostic::error(e.code, file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
     }
     claims.extend(found);
     (inline::strip_markdown(&plain.unwrap_or_else(|_| decoded.to_string())), span)
@@ -258,8 +258,8 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     };
     let sc = scan::scan(&source[body.clone()], body.start);
     for e in &sc.errors {
-        let label = if e.message.starts_with("unterminated code fence") { "opened here" } else { "in this claim" };
-        diags.push(Diagnostic::error(file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
+        let label = if e.code == Code::UnterminatedFence { "opened here" } else { "in this claim" };
+        diags.push(Diagnostic::error(e.code, file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
     }
     let mut calls = Vec::new();
     let mut figures: Vec<FigureBlock> = Vec::new();
@@ -270,7 +270,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                 Ok(h) => {
                     if !is_identifier(&h.id) {
                         diags.push(
-                            Diagnostic::error(file, block_key_span(&b, "id"), format!("`{}` is not a usable id", h.id))
+                            Diagnostic::error(Code::BadId, file, block_key_span(&b, "id"), format!("`{}` is not a usable id", h.id))
                                 .with_hint("an id is a name like `small` or `pairs_2`: letters, digits, `_`, `-`"),
                         );
                         continue;
@@ -278,7 +278,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                     if let Some(prev) = calls.iter().find(|c: &&CensusBlock| c.id == h.id) {
                         let (line, _) = crate::diag::line_col(&source, prev.block.span.start);
                         diags.push(
-                            Diagnostic::error(file, block_key_span(&b, "id"), format!("duplicate census id `{}`", h.id))
+                            Diagnostic::error(Code::DuplicateId, file, block_key_span(&b, "id"), format!("duplicate census id `{}`", h.id))
                                 .with_label("bound again here")
                                 .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
                         );
@@ -297,7 +297,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                         Ok((p, used)) if used == h.from.trim().len() => p,
                         _ => {
                             diags.push(
-                                Diagnostic::error(file, from_span, format!("`{}` is not a path into a result", h.from))
+                                Diagnostic::error(Code::BadPath, file, from_span, format!("`{}` is not a path into a result", h.from))
                                     .with_hint("write `from: id` or `from: id.key.key`, where id is a census block's id"),
                             );
                             continue;
@@ -305,7 +305,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                     };
                     if !is_identifier(&h.id) || figures.iter().any(|f| f.id == h.id) {
                         diags.push(
-                            Diagnostic::error(file, block_key_span(&b, "id"), format!("figure id `{}` is not a fresh identifier", h.id))
+                            Diagnostic::error(Code::DuplicateFigureId, file, block_key_span(&b, "id"), format!("figure id `{}` is not a fresh identifier", h.id))
                                 .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
                         );
                         continue;
@@ -335,7 +335,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     let slug = slug_of(&path);
     if slug.is_empty() {
         diags.push(
-            Diagnostic::error(file, 0..0, "the file name gives an empty slug")
+            Diagnostic::error(Code::EmptySlug, file, 0..0, "the file name gives an empty slug")
                 .with_hint("name essays with letters or digits, e.g. `no-two-heaps.md`"),
         );
     }
@@ -382,7 +382,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
             (Ok(_), Err(e)) => format!("essays is a symlink that cannot be followed: {e}"),
         };
         diags.push(
-            Diagnostic::error(display(dir), 0..0, message)
+            Diagnostic::error(Code::NoEssays, display(dir), 0..0, message)
                 .with_hint("put essays as Markdown files in essays/, or run `countersign new` to start a site"),
         );
         return (essays, diags);
@@ -408,7 +408,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
                     e.io_error().map(|io| io.to_string()).unwrap_or_else(|| e.to_string())
                 };
                 diags.push(
-                    Diagnostic::error(p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"),
+                    Diagnostic::error(Code::ReadFailed, p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"),
                 );
             }
         }
@@ -418,7 +418,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
         let bytes = match crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
             Ok(b) => b,
             Err(e) => {
-                diags.push(Diagnostic::error(file, 0..0, format!("cannot read: {e}")));
+                diags.push(Diagnostic::error(Code::ReadFailed, file, 0..0, format!("cannot read: {e}")));
                 continue;
             }
         };
@@ -432,6 +432,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
                 let byte = e.as_bytes()[at];
                 diags.push(
                     Diagnostic::error(
+                        Code::NotUtf8,
                         file,
                         at..at + '\u{fffd}'.len_utf8(),
                         format!("not UTF-8: invalid byte 0x{byte:02X} (byte {at} of the file)"),
@@ -452,7 +453,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
     for i in 1..essays.len() {
         if essays[i].slug == essays[i - 1].slug {
             diags.push(
-                Diagnostic::error(essays[i].file.clone(), 0..0, format!("duplicate slug `{}`", essays[i].slug))
+                Diagnostic::error(Code::DuplicateSlug, essays[i].file.clone(), 0..0, format!("duplicate slug `{}`", essays[i].slug))
                     .with_hint(format!("{} has the same slug; rename one of the files", essays[i - 1].file)),
             );
         }
@@ -462,6 +463,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
             if essays[i].front.title == essays[j].front.title {
                 diags.push(
                     Diagnostic::error(
+                        Code::DuplicateTitle,
                         essays[i].file.clone(),
                         essays[i].front.title_span.clone(),
                         format!("duplicate title `{}`", essays[i].front.title),

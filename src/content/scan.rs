@@ -13,6 +13,7 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use super::claim::{parse_claim, Claim, ClaimSyntaxError};
+use crate::diag::Code;
 
 /// The pulldown-cmark options every pass over an essay uses (scanning and rendering must
 /// agree on what is code and what is math).
@@ -91,6 +92,7 @@ pub fn scan(text: &str, base: usize) -> Scan {
                     if !fence_is_closed(&text[range.clone()]) {
                         let line_end = text[range.start..range.end].find('\n').map(|n| range.start + n).unwrap_or(range.end);
                         out.errors.push(ClaimSyntaxError {
+                            code: Code::UnterminatedFence,
                             message: format!(
                                 "unterminated code fence: this {} block is never closed",
                                 if word.is_empty() { "code" } else { word }
@@ -249,6 +251,7 @@ fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
         let span = base + at..base + at + 2 + close + 2;
         if parse_claim(&raw[at + 2..at + 2 + close], base + at + 2, span.clone()).is_ok() {
             errors.push(ClaimSyntaxError {
+                code: Code::ClaimInHtml,
                 message: "claim inside raw HTML: it is published as written and never checked".into(),
                 span,
                 hint: "move the claim out of the HTML (a blank line ends an HTML block; the Markdown after it is read), or into an HTML comment `<!-- … -->` to keep it unpublished".into(),
@@ -314,6 +317,7 @@ pub(crate) fn claims_where(
             None => {
                 let line_end = rest.find('\n').unwrap_or(rest.len());
                 errors.push(ClaimSyntaxError {
+                    code: Code::ClaimSyntax,
                     message: "unterminated claim: `{{` without `}}` in the same paragraph".into(),
                     span: base + at..base + at + 2 + line_end,
                     hint: "close the claim with `}}`, or write `\\{{` for a literal `{{`".into(),

@@ -105,9 +105,7 @@ pub fn options<T: DeserializeOwned>(opts: &Map<String, Value>) -> Result<T, Figu
     })
 }
 
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+use crate::text::escape_html as xml_escape;
 
 /// Finish an SVG drawn by plotters: add `role="img"`, `<title>` (the caption) and `<desc>`
 /// (the alt text), and a style block mapping the palette's ink colours to ones that read

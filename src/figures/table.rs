@@ -23,6 +23,9 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use crate::check::rational::group;
+use crate::text::escape_html as escape;
+
 use super::{options, Drawn, FigureError, Meta};
 
 /// The value at `path` below `v`: keys separated by `.`, list indices as `[i]` (a key
@@ -85,22 +88,6 @@ fn yes() -> bool {
 /// Most cells a table may have.
 pub const MAX_CELLS: usize = 5_000;
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-fn group_thousands(digits: &str) -> String {
-    let (sign, d) = digits.strip_prefix('-').map_or(("", digits), |d| ("-", d));
-    let mut out = String::new();
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    format!("{sign}{out}")
-}
-
 fn number_text(n: &serde_json::Number, fmt: Format) -> String {
     if fmt == Format::Plain {
         return n.to_string();
@@ -109,10 +96,10 @@ fn number_text(n: &serde_json::Number, fmt: Format) -> String {
         if fmt == Format::Percent {
             return format!("{:.1}%", i as f64 * 100.0);
         }
-        return group_thousands(&i.to_string());
+        return group(&num_bigint::BigInt::from(i));
     }
     if let Some(u) = n.as_u64() {
-        return group_thousands(&u.to_string());
+        return group(&num_bigint::BigInt::from(u));
     }
     let f = n.as_f64().unwrap_or(0.0);
     if fmt == Format::Percent {
@@ -336,6 +323,14 @@ mod tests {
         let mut rows = Map::new();
         rows.insert("rows".into(), json!([9]));
         assert_eq!(draw(&data, &rows, &meta()).unwrap_err().key.as_deref(), Some("rows"));
+    }
+
+    #[test]
+    fn numbers_are_grouped_as_prose_groups_them() {
+        let n = |v: i64| number_text(&serde_json::Number::from(v), Format::Number);
+        assert_eq!(n(-1234567), "−1,234,567");
+        assert_eq!(n(1234), "1,234");
+        assert_eq!(number_text(&serde_json::Number::from(u64::MAX), Format::Number), "18,446,744,073,709,551,615");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! depends on serde. Each game is one module; fast methods and their plain-recursion
 //! twins are separate functions sharing no memo and no move generator.
 
+pub mod count;
 pub mod held_pass;
 pub mod impartial;
 pub mod moore;

@@ -415,21 +415,7 @@ pub struct Index {
     len: u64,
 }
 
-/// C(n, r) with saturation at `u64::MAX`.
-pub fn binomial(n: u64, r: u64) -> u64 {
-    if r > n {
-        return 0;
-    }
-    let r = r.min(n - r);
-    let mut acc: u128 = 1;
-    for i in 0..r {
-        acc = acc * u128::from(n - i) / u128::from(i + 1);
-        if acc > u128::from(u64::MAX) {
-            return u64::MAX;
-        }
-    }
-    acc as u64
-}
+pub use super::count::binomial;
 
 impl Index {
     /// The index of positions with at most `heaps` heaps of at most `counters` counters.

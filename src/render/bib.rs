@@ -19,11 +19,10 @@
 //! hayagriva's style archive, large for five entries.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use hayagriva::Entry;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 use super::markdown::escape;
 
@@ -61,17 +60,7 @@ pub struct Bibliography {
     pub entries: BTreeMap<String, Reference>,
 }
 
-/// The text of `root/references.yaml`; `None` when there is none. Errors: it exists and
-/// cannot be read (a diagnostic on the file).
-pub fn read(root: &Path) -> Result<Option<String>, Diagnostic> {
-    match crate::source::read_text(&root.join(FILE)) {
-        Ok(t) => Ok(Some(t)),
-        Err(crate::source::SourceError::NotFound) => Ok(None),
-        Err(e) => Err(Diagnostic::error(FILE, 0..0, format!("cannot read the bibliography: {e}"))),
-    }
-}
-
-/// Parse a bibliography's text (from [`read`]). Empty text is an empty bibliography; a
+/// Parse a bibliography's text (as loaded by [`crate::site::files::load`]). Empty text is an empty bibliography; a
 /// malformed one is one diagnostic at the line serde_yaml reports.
 pub fn parse(text: &str) -> (Bibliography, Vec<Diagnostic>) {
     if text.trim().is_empty() {
@@ -86,7 +75,7 @@ pub fn parse(text: &str) -> (Bibliography, Vec<Diagnostic>) {
             let at = e.location().map(|l| l.index()).unwrap_or(0);
             (
                 Bibliography::default(),
-                vec![Diagnostic::error(FILE, at..at + 1, format!("in the bibliography: {e}"))
+                vec![Diagnostic::error(Code::BadBibliography, FILE, at..at + 1, format!("in the bibliography: {e}"))
                     .with_hint("references.yaml is in hayagriva's YAML format: key: { type, title, author, date, parent, … }")],
             )
         }

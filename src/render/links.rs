@@ -9,7 +9,7 @@
 //! [`heading_id`]).
 
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 use super::bib::Bibliography;
 use super::markdown::{escape, heading_id, Body, Heading, RefKind};
@@ -87,14 +87,14 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
     // The HTML for each reference: (opening or whole, closing).
     let mut parts: Vec<(String, String)> = Vec::with_capacity(body.refs.len());
     for rf in &body.refs {
-        let err = |msg: String, hint: String| Diagnostic::error(&essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint);
+        let err = |code: Code, msg: String, hint: String| Diagnostic::error(code, &essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint);
         let html = match &rf.kind {
             RefKind::Essay { target, heading, own_text } => essay_link(essay, body, ctx, (target, heading.as_deref(), *own_text), &err, &mut r),
             RefKind::Cite { keys, year_only } => (citation(ctx, keys, *year_only, &err, &mut r), String::new()),
             RefKind::Figure(id) => match figures.iter().position(|f| f == id) {
                 Some(i) => (format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), String::new()),
                 None => {
-                    r.diags.push(err(format!("no figure `{id}` in this essay"), format!("figures: {}", figures.join(", "))));
+                    r.diags.push(err(Code::UnknownFigure, format!("no figure `{id}` in this essay"), format!("figures: {}", figures.join(", "))));
                     (format!("Figure {}", escape(id)), String::new())
                 }
             },
@@ -103,6 +103,7 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                 None => {
                     let names: Vec<&str> = body.equations.iter().filter_map(|e| e.label.as_deref()).collect();
                     r.diags.push(err(
+                        Code::UnknownEquation,
                         format!("no equation labelled `{name}` in this essay"),
                         format!("label a display equation with \\label{{eq:{name}}}; labels: {}", names.join(", ")),
                     ));
@@ -133,7 +134,7 @@ fn splice(body: &Body, parts: &[(String, String)]) -> String {
 }
 
 /// A diagnostic at the reference being resolved: (message, hint) → diagnostic.
-type ErrAt<'e> = dyn Fn(String, String) -> Diagnostic + 'e;
+type ErrAt<'e> = dyn Fn(Code, String, String) -> Diagnostic + 'e;
 
 /// The HTML of a link to an essay (`link`: target, heading, own text): opening and
 /// closing around the author's text, or the whole link. A missing essay is an error unless
@@ -154,6 +155,7 @@ fn essay_link(essay: &Essay, body: &Body, ctx: &Context, link: (&str, Option<&st
         }
         let titles: Vec<String> = ctx.essays.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
         r.diags.push(err(
+            Code::UnknownEssay,
             format!("link to an essay that does not exist: `{target}`"),
             format!("essays: {}; or list it under `planned:` in countersign.yaml", titles.join(", ")),
         ));
@@ -174,6 +176,7 @@ fn essay_link(essay: &Essay, body: &Body, ctx: &Context, link: (&str, Option<&st
             None => {
                 let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
                 r.diags.push(err(
+                    Code::UnknownHeading,
                     format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }),
                     format!("headings: {}", ids.join(", ")),
                 ));
@@ -196,6 +199,7 @@ fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, e
         let Some(e) = ctx.bib.entries.get(key) else {
             let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
             r.diags.push(err(
+                Code::UnknownCitation,
                 format!("no bibliography entry `{key}`"),
                 if known.is_empty() {
                     "add it to references.yaml at the site root (hayagriva's YAML format)".to_string()

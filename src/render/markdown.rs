@@ -26,7 +26,7 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Ta
 use crate::content::claim::ClaimKind;
 use crate::content::scan::markdown_options;
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 use super::math::Math;
 
@@ -342,7 +342,7 @@ impl<'a> Renderer<'a> {
         for (_, k) in frag.claims_in_str(&s, range, &self.by_text) {
             let span = self.essay.claims[k].span.clone();
             self.diags.push(
-                Diagnostic::error(&self.essay.file, span, format!("a claim cannot go in {what}"))
+                Diagnostic::error(Code::ClaimMisplaced, &self.essay.file, span, format!("a claim cannot go in {what}"))
                     .with_label("in this claim")
                     .with_hint("a destination or an id is not read as text: state the number in the link's text or the heading's text"),
             );
@@ -358,7 +358,7 @@ impl<'a> Renderer<'a> {
         let from = range.start + open;
         for (span, _) in frag.claims.iter().filter(|(sp, _)| from < sp.start && sp.end <= range.end) {
             self.diags.push(
-                Diagnostic::error(&self.essay.file, frag.to_file(span.clone()), "a claim cannot go in a heading's `{#id}`")
+                Diagnostic::error(Code::ClaimMisplaced, &self.essay.file, frag.to_file(span.clone()), "a claim cannot go in a heading's `{#id}`")
                     .with_label("in this claim")
                     .with_hint("an id is not read as text: state the number in the heading's text (its id leaves stated values out)"),
             );
@@ -374,7 +374,7 @@ impl<'a> Renderer<'a> {
         }
         if frag.text.get(inner..inner + m.len()) != Some(m) {
             self.diags.push(
-                Diagnostic::error(&self.essay.file, frag.to_file(range.clone()), "a claim in this math cannot be placed")
+                Diagnostic::error(Code::ClaimMisplaced, &self.essay.file, frag.to_file(range.clone()), "a claim in this math cannot be placed")
                     .with_hint("write the math on one line, without a block quote's `>` inside it"),
             );
             return Item::Math { latex: m.to_string(), display, filled: false };
@@ -648,7 +648,7 @@ impl<'a> Renderer<'a> {
                     frag.to_file(start + e.span.start.min(latex.len())..start + e.span.end.min(latex.len()))
                 };
                 self.diags.push(
-                    Diagnostic::error(&self.essay.file, span, format!("LaTeX error: {}", e.message))
+                    Diagnostic::error(Code::LatexError, &self.essay.file, span, format!("LaTeX error: {}", e.message))
                         .with_label("in this math")
                         .with_hint("math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml"),
                 );
@@ -841,21 +841,8 @@ fn essay_target(dest: &str) -> (String, Option<String>) {
     }
 }
 
-/// Escape text for HTML.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escape text for HTML (see [`crate::text::escape_html`]).
+pub use crate::text::escape_html as escape;
 
 /// A heading id from its text: lower case, letters and digits kept, runs of anything else
 /// one `-` (GitHub style).

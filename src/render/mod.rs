@@ -15,16 +15,16 @@ pub mod math;
 pub mod search;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::check::{resolve, Bound, ClaimReport, Status};
 use crate::content::Essay;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::figures::{self, Drawn, Meta};
 use crate::site::config::Config;
+use crate::site::files::SiteFiles;
 use crate::site::output::Output;
 use markdown::escape;
 
@@ -88,45 +88,15 @@ pub struct EssayInput<'a> {
     pub reports: &'a [ClaimReport],
 }
 
-/// The texts of the templates a site renders with, by name: the built-ins, each replaced
-/// by the site's `templates/<name>` when it has one, then the site's others (sorted by
-/// name). Errors: a template or the folder cannot be read.
-pub fn template_sources(root: &Path) -> (Vec<(String, String)>, Vec<Diagnostic>) {
-    let mut list: Vec<(String, String)> = BUILTIN_TEMPLATES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
-    let mut diags = Vec::new();
-    let dir = root.join("templates");
-    if dir.is_dir() {
-        for e in walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name().into_iter() {
-            match e {
-                Ok(e) if e.file_type().is_file() => {
-                    let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
-                    if !rel.ends_with(".html") {
-                        continue;
-                    }
-                    match crate::source::read_text(e.path()) {
-                        Ok(t) => {
-                            list.retain(|(n, _)| *n != rel);
-                            list.push((rel, t));
-                        }
-                        Err(err) => diags.push(Diagnostic::error(format!("templates/{rel}"), 0..0, format!("cannot read template: {err}"))),
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => diags.push(Diagnostic::error("templates", 0..0, format!("cannot read templates: {err}"))),
-            }
-        }
-    }
-    (list, diags)
-}
-
-/// Compile template texts (from [`template_sources`]) into one tera instance, with
-/// autoescaping for `.html`. Errors: a syntax error, a missing parent, an inheritance loop.
-pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, Vec<Diagnostic>> {
+/// Compile template texts (see [`SiteFiles::templates`]) into one tera instance, with
+/// autoescaping for `.html`. Errors: a syntax error, a missing parent, an inheritance loop
+/// (see [`tera_diag`]).
+pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, tera::Error> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![".html"]);
     match t.add_raw_templates(list.iter().map(|(n, s)| (n.as_str(), s.as_str()))) {
         Ok(()) => Ok(t),
-        Err(e) => Err(vec![tera_diag(&e, "templates")]),
+        Err(e) => Err(e),
     }
 }
 
@@ -153,8 +123,13 @@ pub fn template_closure(list: &[(String, String)], name: &str) -> Vec<String> {
     seen
 }
 
-/// A tera error as a diagnostic, with the whole chain of causes.
-pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
+/// A tera error as a diagnostic (code `template-error`) with the whole chain of causes,
+/// placed in the site's own template: at the line and column of a parse error, or at the
+/// first name the error quotes (a variable that is not in the context, an unknown filter,
+/// a parent) found in the template it names, then in the site's others (a parent may hold
+/// the name). Built-in templates are not in the site: those diagnostics name the file
+/// only. `what`: the file to name when tera names none.
+pub fn tera_diag(e: &tera::Error, what: &str, site: &SiteFiles) -> Diagnostic {
     let mut msg = e.to_string();
     let mut src = std::error::Error::source(e);
     while let Some(s) = src {
@@ -165,8 +140,7 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
     let file =
         msg.split('\'').nth(1).filter(|n| n.ends_with(".html")).map(|n| format!("templates/{n}")).unwrap_or_else(|| what.to_string());
     // A parse error carries pest's snippet ("--> 3:20", "3 | text", "|  ^---", "= expected
-    // …"): keep its position for the span (see `place_template_diag`) and only its words
-    // for the message.
+    // …"): keep its position for the span and only its words for the message.
     let words: Vec<&str> = msg
         .lines()
         .map(str::trim)
@@ -177,47 +151,39 @@ pub fn tera_diag(e: &tera::Error, what: &str) -> Diagnostic {
         .map(|l| l.strip_prefix("= ").unwrap_or(l))
         .map(|l| l.find("-->").map_or(l, |i| l[..i].trim_end()))
         .collect();
-    let mut d = Diagnostic::error(file, 0..0, words.join(" "))
-        .with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
-    if let Some(pos) = msg.find("--> ").map(|i| &msg[i + 4..]) {
-        let lc: Vec<usize> = pos.split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
-        if let [l, c] = lc[..] {
-            d = d.with_note(format!("at {l}:{c}"));
+    let words = words.join(" ");
+    let position = msg.find("--> ").and_then(|i| {
+        let lc: Vec<usize> = msg[i + 4..].split(|c: char| !c.is_ascii_digit()).take(2).filter_map(|n| n.parse().ok()).collect();
+        match lc[..] {
+            [l, c] => Some((l, c)),
+            _ => None,
         }
-    }
-    d
+    });
+    // Quoted names: `variable` first, then 'filter' or 'parent.html' (not the file itself).
+    let own = file.trim_start_matches("templates/").to_string();
+    let mut names: Vec<String> = words.split('`').skip(1).step_by(2).map(str::to_string).collect();
+    names.extend(words.split('\'').skip(1).step_by(2).filter(|n| *n != own).map(str::to_string));
+    let d = Diagnostic::error(Code::TemplateError, file, 0..0, words)
+        .with_hint("fix the template (tera syntax); built-in templates are in the countersign repository's templates/");
+    place_template_diag(site, d, position, &names)
 }
 
-/// Point a template diagnostic at its place in the site's own template: the line and
-/// column of a parse error, or the first `name` the message quotes (a variable that is not
-/// in the context, an unknown filter) found in the template. A template of the site's
-/// other than the one the message names is searched too (a parent may hold the name).
-/// Built-in templates are not in the site: those diagnostics keep naming the file only.
-fn place_template_diag(root: &Path, mut d: Diagnostic) -> Diagnostic {
-    let read = |f: &str| std::fs::read(root.join(f)).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
-    if let Some(i) = d.notes.iter().position(|n| n.starts_with("at ")) {
-        let note = d.notes.remove(i);
-        let lc: Vec<usize> = note[3..].split(':').filter_map(|n| n.parse().ok()).collect();
-        if let (Some(text), [l, c]) = (read(&d.file), &lc[..]) {
-            let at = crate::content::offset_of(&text, *l, *c);
+/// Point `d` (on a template) at 1-based `position` of its file, or else at the first of
+/// `names` found in its file, then in the site's other templates (see [`tera_diag`]).
+fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(usize, usize)>, names: &[String]) -> Diagnostic {
+    let read = |f: &str| f.strip_prefix("templates/").filter(|n| site.own_templates.contains(*n)).and_then(|n| site.template(n));
+    if let Some((l, c)) = position {
+        if let Some(text) = read(&d.file) {
+            let at = crate::content::offset_of(text, l, c);
             d.span = at..(at + text[at..].chars().next().map_or(0, char::len_utf8)).max(at);
         }
         return d;
     }
-    // Quoted names: `variable` first, then 'filter' or 'parent.html' (not the file itself).
-    let own = d.file.trim_start_matches("templates/").to_string();
-    let mut names: Vec<String> = d.message.split('`').skip(1).step_by(2).map(str::to_string).collect();
-    names.extend(d.message.split('\'').skip(1).step_by(2).filter(|n| *n != own).map(str::to_string));
     let mut files = vec![d.file.clone()];
-    if let Ok(rd) = walkdir::WalkDir::new(root.join("templates")).sort_by_file_name().into_iter().collect::<Result<Vec<_>, _>>() {
-        for e in rd.iter().filter(|e| e.file_type().is_file()) {
-            let rel = format!(
-                "templates/{}",
-                e.path().strip_prefix(root.join("templates")).unwrap_or(e.path()).to_string_lossy().replace('\\', "/")
-            );
-            if !files.contains(&rel) {
-                files.push(rel);
-            }
+    for n in &site.own_templates {
+        let rel = format!("templates/{n}");
+        if !files.contains(&rel) {
+            files.push(rel);
         }
     }
     for name in names.iter().filter(|n| !n.is_empty()) {
@@ -288,39 +254,13 @@ fn draw_figures(
     for (i, f) in essay.figures.iter().enumerate() {
         let number = i + 1;
         let meta = Meta { id: &f.id, caption: &f.caption, alt: &f.alt, number };
-        let Some(draw) = figures::lookup(&f.plot) else {
-            let kinds: Vec<&str> = figures::KINDS.iter().map(|(k, _)| *k).collect();
-            diags.push(
-                Diagnostic::error(&essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
-                    .with_hint(format!("figure kinds: {}", kinds.join(", "))),
-            );
+        // An unknown kind or an id no block binds was reported by `pipeline::validate`; a
+        // block with the id that failed has its own diagnostic.
+        let (Some(draw), Some(b)) = (figures::lookup(&f.plot), input.bound.get(&f.from.id)) else {
             html.push(String::new());
             continue;
         };
-        let Some(b) = input.bound.get(&f.from.id) else {
-            // A census block with this id that failed has its own diagnostic already.
-            if !essay.calls.iter().any(|c| c.id == f.from.id) {
-                diags.push(
-                    Diagnostic::error(&essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
-                        .with_hint(crate::check::unknown_id_hint(essay)),
-                );
-            }
-            html.push(String::new());
-            continue;
-        };
-        let key = Keyer::new("figure")
-            .part(&essay.slug)
-            .part(number.to_string())
-            .part(&f.id)
-            .part(&f.plot)
-            .part(&f.caption)
-            .part(&f.alt)
-            .part(serde_json::to_string(&f.options).unwrap_or_default())
-            .part(f.from.to_string())
-            .part(&b.census)
-            .part(serde_json::to_string(&b.params).unwrap_or_default())
-            .part(input.fingerprints.get(&f.from.id).map_or("", String::as_str))
-            .key();
+        let key = figure_key(input, f, number, b);
         let place = (essay.file.clone(), number);
         if let Some((k, h, file)) = memo.get(&place) {
             if *k == key {
@@ -335,6 +275,7 @@ fn draw_figures(
             Err(e) => {
                 diags.push(
                     Diagnostic::error(
+                        Code::PathNotInResult,
                         &essay.file,
                         f.from_span.clone(),
                         format!("`{}` is not in the result of `{}`: {}", f.from, b.id, e.message),
@@ -374,12 +315,30 @@ fn draw_figures(
                     None => f.from_span.clone(),
                 };
                 diags
-                    .push(Diagnostic::error(&essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message)).with_hint(e.hint));
+                    .push(Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message)).with_hint(e.hint));
                 html.push(String::new());
             }
         }
     }
     html
+}
+
+/// The key of a figure's inputs: everything of its block but its place in the essay, its
+/// number, and the call its path reads.
+fn figure_key(input: &EssayInput, f: &crate::content::FigureBlock, number: usize, b: &Bound) -> Key {
+    Keyer::new("figure")
+        .part(&input.essay.slug)
+        .part(number.to_string())
+        .part(&f.id)
+        .part(&f.plot)
+        .part(&f.caption)
+        .part(&f.alt)
+        .part(serde_json::to_string(&f.options).unwrap_or_default())
+        .part(f.from.to_string())
+        .part(&b.census)
+        .part(serde_json::to_string(&b.params).unwrap_or_default())
+        .part(input.fingerprints.get(&f.from.id).map_or("", String::as_str))
+        .key()
 }
 
 /// What one render made afresh; everything else came from the [`Memo`]. A render without
@@ -473,7 +432,8 @@ pub struct Memo {
     results: HashMap<String, (Key, Vec<u8>)>,
     pages: HashMap<String, (Key, PageOut)>,
     files: HashMap<String, (Key, Option<Vec<u8>>)>,
-    statics: BTreeMap<String, Vec<u8>>,
+    /// The static files of the last render: a BLAKE3 hash of each one's bytes.
+    statics: BTreeMap<String, Key>,
     /// What the latest render made afresh.
     pub last: Rendered,
 }
@@ -542,99 +502,172 @@ impl Files<'_> {
     }
 }
 
-/// Render every essay, the index and the static files into `out`. Problems (math,
-/// figures, templates) come back as diagnostics; the output is only meaningful when there
-/// are none.
-pub fn render_site(root: &Path, config: &Config, inputs: &[EssayInput], out: &mut Output) -> Vec<Diagnostic> {
-    render_site_with(root, config, inputs, out, &mut Memo::default())
-}
-
-/// [`render_site`], reusing from `memo` every piece whose inputs are unchanged and storing
-/// what it makes (see [`Memo`]); `memo.last` says what was made afresh. The output and the
-/// diagnostics are the same as [`render_site`]'s.
-pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out: &mut Output, memo: &mut Memo) -> Vec<Diagnostic> {
+/// Render every essay, the index, the ladder pages, the listings and the static files
+/// into `out`, from the loaded `site` files and each essay's checked `inputs`; reads no
+/// file. Problems (math, figures, templates, links) come back as diagnostics; the output
+/// is only meaningful when there are none. Reuses from `memo` every piece whose inputs
+/// are unchanged and stores what it makes (see [`Memo`]); `memo.last` says what was made
+/// afresh. With a fresh `Memo::default()` everything is made; the output and diagnostics
+/// are the same either way.
+pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out: &mut Output, memo: &mut Memo) -> Vec<Diagnostic> {
     let config_key = format!("{config:?}");
     if memo.config != config_key {
         *memo = Memo { config: config_key, ..Memo::default() };
     }
     memo.last = Rendered::default();
-    let mut diags = Vec::new();
     let math = match math::Math::new(&config.math.macros) {
         Ok(m) => m,
         Err((name, e)) => {
             let span = name.as_deref().map_or(0..0, |n| config.spans.macro_name(n));
-            diags.push(Diagnostic::error(crate::site::config::FILE, span, e).with_hint("fix the macro under math.macros"));
-            return diags;
+            let d = Diagnostic::error(Code::BadMacro, crate::site::config::FILE, span, e).with_hint("fix the macro under math.macros");
+            return vec![d];
         }
     };
-    let (sources, d) = template_sources(root);
-    if !d.is_empty() {
-        return d.into_iter().map(|d| place_template_diag(root, d)).collect();
+    if let Err(d) = compile_into(site, memo) {
+        return d;
     }
-    if memo.templates.as_ref().is_none_or(|(s, _)| *s != sources) {
+    let Some(templates) = memo.templates.take() else { return Vec::new() };
+    let bibliography = parse_bibliography(site, memo);
+    let ctx = SiteCtx {
+        config,
+        files: site,
+        tera: &templates.1,
+        sources: &templates.0,
+        site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description }),
+        ladders: Ladders::of(inputs),
+    };
+    let mut diags = bibliography.2.clone();
+    let body_keys = render_bodies(inputs, &math, memo, out, &mut diags);
+    let listed = render_essay_pages(&ctx, inputs, &body_keys, &bibliography, memo, out, &mut diags);
+    diags.extend(planned_warnings(config, &listed.planned));
+    // Forget the figures and results of essays that are gone.
+    memo.figures.retain(|(file, n), _| inputs.iter().any(|i| i.essay.file == *file && i.essay.figures.len() >= *n));
+    memo.results.retain(|file, _| inputs.iter().any(|i| i.essay.file == *file));
+    let mut old_files = std::mem::take(&mut memo.files);
+    let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
+    let extra_pages = render_site_pages(&ctx, &mut files, &mut diags);
+    files.made = &mut memo.last.lists;
+    render_listings(config, &listed, &extra_pages, &mut files);
+    copy_statics(site, memo, out);
+    memo.bib = Some(bibliography);
+    memo.templates = Some(templates);
+    diags
+}
+
+/// Compile the site's templates into `memo.templates`, unless their texts are those it
+/// holds. Errors: tera's, placed in the site's templates.
+fn compile_into(site: &SiteFiles, memo: &mut Memo) -> Result<(), Vec<Diagnostic>> {
+    if memo.templates.as_ref().is_none_or(|(s, _)| *s != site.templates) {
         memo.templates = None;
-        match compile_templates(&sources) {
-            Ok(t) => memo.templates = Some((sources, t)),
-            Err(d) => return d.into_iter().map(|d| place_template_diag(root, d)).collect(),
+        let tera = compile_templates(&site.templates).map_err(|e| vec![tera_diag(&e, "templates", site)])?;
+        memo.templates = Some((site.templates.clone(), tera));
+    }
+    Ok(())
+}
+
+/// The bibliography of `site`, parsed again only when its text is not the one `memo`
+/// holds: (text, entries, diagnostics).
+fn parse_bibliography(site: &SiteFiles, memo: &mut Memo) -> (String, bib::Bibliography, Vec<Diagnostic>) {
+    let text = site.bibliography.clone().unwrap_or_default();
+    match memo.bib.take() {
+        Some(b) if b.0 == text => b,
+        _ => {
+            let (entries, d) = bib::parse(&text);
+            (text, entries, d)
         }
     }
-    let Some((sources, tera)) = &memo.templates else { return diags };
-    let template_key = |name: &str| {
+}
+
+/// What every page of a render shares.
+struct SiteCtx<'a> {
+    config: &'a Config,
+    files: &'a SiteFiles,
+    tera: &'a tera::Tera,
+    /// The template texts `tera` was compiled from.
+    sources: &'a [(String, String)],
+    /// `site` in the templates' context.
+    site: Value,
+    ladders: Ladders<'a>,
+}
+
+impl SiteCtx<'_> {
+    /// The key of the template texts rendering `name` may read (see [`template_closure`]).
+    fn template_key(&self, name: &str) -> Key {
         let mut k = Keyer::new("templates");
-        for n in template_closure(sources, name) {
+        for n in template_closure(self.sources, name) {
             k.part(&n);
-            k.part(sources.iter().find(|(s, _)| *s == n).map_or("", |(_, t)| t.as_str()));
+            k.part(self.sources.iter().find(|(s, _)| *s == n).map_or("", |(_, t)| t.as_str()));
         }
         k.key()
-    };
-    let site = json!({ "title": config.title, "base_url": config.base_url, "description": config.description });
-    // Ladders: essays grouped by anchor in rung order, then the loose ones by title.
-    let mut ladders: BTreeMap<String, Vec<&Essay>> = BTreeMap::new();
-    let mut loose: Vec<&Essay> = Vec::new();
-    for i in inputs {
-        match &i.essay.front.anchor {
-            Some(a) => ladders.entry(a.clone()).or_default().push(i.essay),
-            None => loose.push(i.essay),
-        }
     }
-    for l in ladders.values_mut() {
-        l.sort_by(|a, b| a.front.rung.unwrap_or(u32::MAX).cmp(&b.front.rung.unwrap_or(u32::MAX)).then(a.slug.cmp(&b.slug)));
+
+    /// `url` under the site's `base_url`, or `None` when it has none.
+    fn canonical(&self, url: &str) -> Option<String> {
+        (!self.config.base_url.is_empty()).then(|| format!("{}/{url}", self.config.base_url))
     }
-    loose.sort_by(|a, b| a.front.title.cmp(&b.front.title));
-    let summary = |e: &Essay| json!({ "title": e.front.title, "slug": e.slug, "summary": e.front.summary, "date": e.front.date, "anchor": e.front.anchor, "rung": e.front.rung });
-    // An anchor page lives at /<anchor>/: it must not take an essay's place.
-    for i in inputs {
-        if let Some(a) = &i.essay.front.anchor {
-            if inputs.iter().any(|o| o.essay.slug == *a) {
-                let at = i.essay.source.find("anchor:").unwrap_or(0);
-                diags.push(
-                    Diagnostic::error(
-                        &i.essay.file,
-                        at..at + 7,
-                        format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
-                    )
-                    .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
-                );
+}
+
+/// The essays grouped by anchor, each ladder in rung order (then slug), and the essays
+/// of no ladder, by title.
+struct Ladders<'a> {
+    ladders: BTreeMap<String, Vec<&'a Essay>>,
+    loose: Vec<&'a Essay>,
+}
+
+impl<'a> Ladders<'a> {
+    fn of(inputs: &[EssayInput<'a>]) -> Ladders<'a> {
+        let mut ladders: BTreeMap<String, Vec<&Essay>> = BTreeMap::new();
+        let mut loose: Vec<&Essay> = Vec::new();
+        for i in inputs {
+            match &i.essay.front.anchor {
+                Some(a) => ladders.entry(a.clone()).or_default().push(i.essay),
+                None => loose.push(i.essay),
             }
         }
-    }
-    // The bibliography, parsed again only when its text changed.
-    let bib_text = match bib::read(root) {
-        Ok(t) => t,
-        Err(d) => {
-            memo.bib = None;
-            diags.push(d);
-            None
+        for l in ladders.values_mut() {
+            l.sort_by(|a, b| a.front.rung.unwrap_or(u32::MAX).cmp(&b.front.rung.unwrap_or(u32::MAX)).then(a.slug.cmp(&b.slug)));
         }
-    };
-    let bib_text = bib_text.unwrap_or_default();
-    if memo.bib.as_ref().is_none_or(|(t, _, _)| *t != bib_text) {
-        let (b, d) = bib::parse(&bib_text);
-        memo.bib = Some((bib_text, b, d));
+        loose.sort_by(|a, b| a.front.title.cmp(&b.front.title));
+        Ladders { ladders, loose }
     }
-    let Some((bib_text, bibliography, d)) = &memo.bib else { return diags };
-    diags.extend(d.iter().cloned());
-    // Pass 1: every body, so that links can see every essay's headings.
+
+    /// Every ladder as the index and ladder pages show it.
+    fn list(&self) -> Vec<Value> {
+        self.ladders
+            .iter()
+            .map(|(a, l)| json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
+            .collect()
+    }
+
+    /// The essays before and after `essay` in its ladder, and its ladder (each essay
+    /// marked `current` or not), as its page shows them.
+    fn around(&self, essay: &Essay) -> (Option<Value>, Option<Value>, Option<Value>) {
+        let Some((a, l)) = essay.front.anchor.as_ref().and_then(|a| self.ladders.get(a).map(|l| (a, l))) else {
+            return (None, None, None);
+        };
+        let pos = l.iter().position(|e| e.slug == essay.slug).unwrap_or(0);
+        let prev = pos.checked_sub(1).and_then(|p| l.get(p)).map(|e| summary(e));
+        let next = l.get(pos + 1).map(|e| summary(e));
+        let essays: Vec<Value> = l
+            .iter()
+            .map(|e| {
+                let mut s = summary(e);
+                s["current"] = json!(e.slug == essay.slug);
+                s
+            })
+            .collect();
+        (prev, next, Some(json!({ "anchor": a, "title": ladder_title(a), "essays": essays })))
+    }
+}
+
+/// An essay as the templates see it in lists.
+fn summary(e: &Essay) -> Value {
+    json!({ "title": e.front.title, "slug": e.slug, "summary": e.front.summary, "date": e.front.date, "anchor": e.front.anchor, "rung": e.front.rung })
+}
+
+/// Pass 1: every essay's body (Markdown, math, figures), so that links can see every
+/// essay's headings; figure files into `out`. Returns each body's key, in input order.
+fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out: &mut Output, diags: &mut Vec<Diagnostic>) -> Vec<Key> {
     let mut old_bodies = std::mem::take(&mut memo.bodies);
     let mut body_keys = Vec::with_capacity(inputs.len());
     for input in inputs {
@@ -652,7 +685,7 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
             let figure_html = draw_figures(input, &mut figures, &mut diags, &mut memo.figures, &mut memo.last.figures);
             let claim_html: Vec<String> = input.reports.iter().map(claim_html).collect();
             let claim_text: Vec<String> = input.reports.iter().map(|r| r.html_text.clone()).collect();
-            let (body, d) = markdown::render(essay, &claim_html, &claim_text, &figure_html, &math);
+            let (body, d) = markdown::render(essay, &claim_html, &claim_text, &figure_html, math);
             diags.extend(d);
             BodyOut { body, figures, diags }
         });
@@ -665,6 +698,33 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         }
         body_keys.push(key);
     }
+    body_keys
+}
+
+/// What the site's listings take from the essay pages.
+#[derive(Default)]
+struct Listed {
+    /// Search records, one per essay.
+    records: Vec<Value>,
+    /// Feed entries, one per essay.
+    feed: Vec<feed::FeedEssay>,
+    /// The key of the search index: every page's key.
+    search: Option<Key>,
+    /// Planned titles linked to, with the essays that link to each.
+    planned: Vec<(String, Vec<String>)>,
+}
+
+/// Pass 2: every essay's page (links resolved, `essay.html`) and `results.json` into
+/// `out`; returns what the listings take from them.
+fn render_essay_pages(
+    ctx: &SiteCtx,
+    inputs: &[EssayInput],
+    body_keys: &[Key],
+    bibliography: &(String, bib::Bibliography, Vec<Diagnostic>),
+    memo: &mut Memo,
+    out: &mut Output,
+    diags: &mut Vec<Diagnostic>,
+) -> Listed {
     let no_body = markdown::Body::default();
     let bodies: Vec<&markdown::Body> = inputs.iter().map(|i| memo.bodies.get(&i.essay.file).map_or(&no_body, |(_, b)| &b.body)).collect();
     let targets: Vec<links::Target> = inputs
@@ -672,225 +732,283 @@ pub fn render_site_with(root: &Path, config: &Config, inputs: &[EssayInput], out
         .zip(&bodies)
         .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
         .collect();
-    let link_ctx = links::Context { essays: &targets, planned: &config.planned, bib: bibliography };
+    let link_ctx = links::Context { essays: &targets, planned: &ctx.config.planned, bib: &bibliography.1 };
     // What every essay page depends on beyond its own body and ladder.
-    let shared = Keyer::new("shared").part(bib_text).part(site.to_string()).part(template_key("essay.html").0).key();
-    let mut planned: Vec<(String, Vec<String>)> = Vec::new();
-    let mut records = Vec::new();
-    let mut feed_essays = Vec::new();
+    let shared = Keyer::new("shared").part(&bibliography.0).part(ctx.site.to_string()).part(ctx.template_key("essay.html").0).key();
+    let mut listed = Listed::default();
     let mut old_pages = std::mem::take(&mut memo.pages);
     let mut search_key = Keyer::new("search-index.json");
-    for ((input, body), body_key) in inputs.iter().zip(&bodies).zip(&body_keys) {
+    for ((input, body), body_key) in inputs.iter().zip(&bodies).zip(body_keys) {
         let essay = input.essay;
-        let ladder = essay.front.anchor.as_ref().and_then(|a| ladders.get(a).map(|l| (a, l)));
-        let (prev, next) = match ladder {
-            Some((_, l)) => {
-                let pos = l.iter().position(|e| e.slug == essay.slug).unwrap_or(0);
-                (pos.checked_sub(1).and_then(|p| l.get(p)).map(|e| summary(e)), l.get(pos + 1).map(|e| summary(e)))
-            }
-            None => (None, None),
-        };
-        let ladder_json = ladder.map(|(a, l)| {
-            json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| { let mut s = summary(e); s["current"] = json!(e.slug == essay.slug); s }).collect::<Vec<_>>() })
-        });
+        let around = ctx.ladders.around(essay);
         let key = Keyer::new("page")
             .part(body_key.0)
             .part(shared.0)
             .part(links::reads(body, &targets))
-            .part(json!([prev, next, ladder_json]).to_string())
+            .part(json!([around.0, around.1, around.2]).to_string())
             .key();
-        let made = reuse_or(&mut old_pages, &mut memo.pages, &essay.file, key, || {
-            let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
-            let resolved = links::resolve(essay, body, &figure_ids, &link_ctx);
-            let mut references: Vec<&bib::Reference> = resolved.cited.iter().filter_map(|k| bibliography.entries.get(k)).collect();
-            references.sort_by(|a, b| a.names.cmp(&b.names).then(a.year.cmp(&b.year)).then(a.key.cmp(&b.key)));
-            let calls: Vec<CallInfo> = essay
-                .calls
-                .iter()
-                .filter_map(|c| {
-                    let b = input.bound.get(&c.id)?;
-                    Some(CallInfo {
-                        id: c.id.clone(),
-                        census: b.census.clone(),
-                        params: serde_json::to_string(&b.params).unwrap_or_default(),
-                        fingerprint: input.fingerprints.get(&c.id).cloned().unwrap_or_default(),
-                        claims: input.reports.iter().filter(|r| r.census_id.as_deref() == Some(c.id.as_str())).count(),
-                    })
-                })
-                .collect();
-            let mut ctx = tera::Context::new();
-            ctx.insert("site", &site);
-            ctx.insert("root", "../");
-            ctx.insert("canonical", &(!config.base_url.is_empty()).then(|| format!("{}/{}/", config.base_url, essay.slug)));
-            ctx.insert("essay", &summary(essay));
-            ctx.insert("content", &resolved.html);
-            ctx.insert("toc", &body.headings);
-            ctx.insert("calls", &calls);
-            ctx.insert("prev", &prev);
-            ctx.insert("next", &next);
-            ctx.insert("ladder", &ladder_json);
-            ctx.insert("references", &references);
-            let mut diags = resolved.diags;
-            let page = match tera.render("essay.html", &ctx) {
-                Ok(page) => Some(page.into_bytes()),
-                Err(e) => {
-                    diags.push(place_template_diag(root, tera_diag(&e, "templates/essay.html")));
-                    None
-                }
-            };
-            let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html);
-            let feed = feed::FeedEssay {
-                slug: essay.slug.clone(),
-                title: essay.front.title.clone(),
-                summary: essay.front.summary.clone(),
-                date: essay.front.date.clone(),
-            };
-            // Published results: the claimed values and capped census summaries.
-            let claims: Vec<Value> = input
-                .reports
-                .iter()
-                .filter(|r| r.kind != "plain")
-                .map(|r| json!({ "line": r.line, "path": r.path, "stated": r.stated, "value": r.value, "census": r.census_id, "status": r.status }))
-                .collect();
-            // Kept apart from the page: it changes only with the claims (their lines) and calls.
-            let mut key = Keyer::new("results.json");
-            key.part(&essay.slug).part(&essay.front.title).part(serde_json::to_string(&claims).unwrap_or_default());
-            for c in &essay.calls {
-                if let Some(b) = input.bound.get(&c.id) {
-                    key.part(&c.id).part(&b.census).part(serde_json::to_string(&b.params).unwrap_or_default());
-                    key.part(input.fingerprints.get(&c.id).map_or("", String::as_str));
-                }
-            }
-            let key = key.key();
-            let results = match memo.results.get(&essay.file) {
-                Some((k, r)) if *k == key => r.clone(),
-                _ => {
-                    let censuses: Vec<Value> = essay
-                        .calls
-                        .iter()
-                        .filter_map(|c| {
-                            let b = input.bound.get(&c.id)?;
-                            Some(json!({ "id": c.id, "census": b.census, "params": b.params, "fingerprint": input.fingerprints.get(&c.id), "summary": summarize(&b.result, 0) }))
-                        })
-                        .collect();
-                    let results = json!({ "essay": essay.slug, "title": essay.front.title, "claims": claims, "censuses": censuses });
-                    let mut results = serde_json::to_vec_pretty(&results).unwrap_or_default();
-                    results.push(b'\n');
-                    memo.results.insert(essay.file.clone(), (key, results.clone()));
-                    results
-                }
-            };
-            PageOut { page, results, record, feed, planned: resolved.planned, diags }
-        });
+        let page = PageIn { ctx, input, body, around: &around, link_ctx: &link_ctx, bib: &bibliography.1 };
+        let results = &mut memo.results;
+        let made = reuse_or(&mut old_pages, &mut memo.pages, &essay.file, key, || render_page(&page, results));
         memo.last.pages += made as usize;
         search_key.part(key.0);
         let Some((_, p)) = memo.pages.get(&essay.file) else { continue };
         diags.extend(p.diags.iter().cloned());
         for t in &p.planned {
-            match planned.iter_mut().find(|(x, _)| x == t) {
+            match listed.planned.iter_mut().find(|(x, _)| x == t) {
                 Some((_, files)) => files.push(essay.file.clone()),
-                None => planned.push((t.clone(), vec![essay.file.clone()])),
+                None => listed.planned.push((t.clone(), vec![essay.file.clone()])),
             }
         }
         if let Some(page) = &p.page {
             out.insert(format!("{}/index.html", essay.slug), page.clone());
         }
-        records.push(p.record.clone());
-        feed_essays.push(p.feed.clone());
+        listed.records.push(p.record.clone());
+        listed.feed.push(p.feed.clone());
         out.insert(format!("{}/results.json", essay.slug), p.results.clone());
         if p.page.is_none() {
-            // Not kept: a template error's diagnostic is placed by reading the site's templates.
+            // Not kept: a page whose template failed is made again next time.
             memo.pages.remove(&essay.file);
         }
     }
-    for (title, files) in &planned {
-        diags.push(
+    listed.search = Some(search_key.key());
+    listed
+}
+
+/// What one essay page is made from.
+struct PageIn<'a> {
+    ctx: &'a SiteCtx<'a>,
+    input: &'a EssayInput<'a>,
+    body: &'a markdown::Body,
+    /// Previous, next and the ladder (see [`Ladders::around`]).
+    around: &'a (Option<Value>, Option<Value>, Option<Value>),
+    link_ctx: &'a links::Context<'a>,
+    bib: &'a bib::Bibliography,
+}
+
+/// One essay's page, its search record, its feed entry and its `results.json` (taken
+/// from `results` while its claims and calls are unchanged).
+fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Vec<u8>)>) -> PageOut {
+    let (essay, input, ctx) = (p.input.essay, p.input, p.ctx);
+    let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
+    let resolved = links::resolve(essay, p.body, &figure_ids, p.link_ctx);
+    let mut references: Vec<&bib::Reference> = resolved.cited.iter().filter_map(|k| p.bib.entries.get(k)).collect();
+    references.sort_by(|a, b| a.names.cmp(&b.names).then(a.year.cmp(&b.year)).then(a.key.cmp(&b.key)));
+    let mut t = tera::Context::new();
+    t.insert("site", &ctx.site);
+    t.insert("root", "../");
+    t.insert("canonical", &ctx.canonical(&format!("{}/", essay.slug)));
+    t.insert("essay", &summary(essay));
+    t.insert("content", &resolved.html);
+    t.insert("toc", &p.body.headings);
+    t.insert("calls", &call_infos(input));
+    t.insert("prev", &p.around.0);
+    t.insert("next", &p.around.1);
+    t.insert("ladder", &p.around.2);
+    t.insert("references", &references);
+    let mut diags = resolved.diags;
+    let page = match ctx.tera.render("essay.html", &t) {
+        Ok(page) => Some(page.into_bytes()),
+        Err(e) => {
+            diags.push(tera_diag(&e, "templates/essay.html", ctx.files));
+            None
+        }
+    };
+    let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html);
+    let feed = feed::FeedEssay {
+        slug: essay.slug.clone(),
+        title: essay.front.title.clone(),
+        summary: essay.front.summary.clone(),
+        date: essay.front.date.clone(),
+    };
+    PageOut { page, results: results_json(input, results), record, feed, planned: resolved.planned, diags }
+}
+
+/// The census calls of an essay as its provenance list shows them.
+fn call_infos(input: &EssayInput) -> Vec<CallInfo> {
+    input
+        .essay
+        .calls
+        .iter()
+        .filter_map(|c| {
+            let b = input.bound.get(&c.id)?;
+            Some(CallInfo {
+                id: c.id.clone(),
+                census: b.census.clone(),
+                params: serde_json::to_string(&b.params).unwrap_or_default(),
+                fingerprint: input.fingerprints.get(&c.id).cloned().unwrap_or_default(),
+                claims: input.reports.iter().filter(|r| r.census_id.as_deref() == Some(c.id.as_str())).count(),
+            })
+        })
+        .collect()
+}
+
+/// An essay's published results: the claimed values and capped census summaries. Kept
+/// in `memo` apart from the page: it changes only with the claims (their lines) and calls.
+fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Vec<u8>)>) -> Vec<u8> {
+    let essay = input.essay;
+    let claims: Vec<Value> = input
+        .reports
+        .iter()
+        .filter(|r| r.kind != "plain")
+        .map(|r| json!({ "line": r.line, "path": r.path, "stated": r.stated, "value": r.value, "census": r.census_id, "status": r.status }))
+        .collect();
+    let mut key = Keyer::new("results.json");
+    key.part(&essay.slug).part(&essay.front.title).part(serde_json::to_string(&claims).unwrap_or_default());
+    for c in &essay.calls {
+        if let Some(b) = input.bound.get(&c.id) {
+            key.part(&c.id).part(&b.census).part(serde_json::to_string(&b.params).unwrap_or_default());
+            key.part(input.fingerprints.get(&c.id).map_or("", String::as_str));
+        }
+    }
+    let key = key.key();
+    if let Some((k, r)) = memo.get(&essay.file) {
+        if *k == key {
+            return r.clone();
+        }
+    }
+    let censuses: Vec<Value> = essay
+        .calls
+        .iter()
+        .filter_map(|c| {
+            let b = input.bound.get(&c.id)?;
+            Some(json!({ "id": c.id, "census": b.census, "params": b.params, "fingerprint": input.fingerprints.get(&c.id), "summary": summarize(&b.result, 0) }))
+        })
+        .collect();
+    let results = json!({ "essay": essay.slug, "title": essay.front.title, "claims": claims, "censuses": censuses });
+    let mut results = serde_json::to_vec_pretty(&results).unwrap_or_default();
+    results.push(b'\n');
+    memo.insert(essay.file.clone(), (key, results.clone()));
+    results
+}
+
+/// A warning per planned title some essay links to.
+fn planned_warnings(config: &Config, planned: &[(String, Vec<String>)]) -> Vec<Diagnostic> {
+    planned
+        .iter()
+        .map(|(title, files)| {
             Diagnostic::warning(
+                Code::PlannedLink,
                 crate::site::config::FILE,
                 config.spans.planned(title),
                 format!("planned essay “{title}” is linked to from {} and shown as plain text", files.join(", ")),
             )
-            .with_hint("write the essay (its title must match), or remove the title from `planned:` and the links to it"),
-        );
-    }
-    let ladder_list: Vec<Value> = ladders
-        .iter()
-        .map(|(a, l)| json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
-        .collect();
-    // Forget the figures and results of essays that are gone.
-    memo.figures.retain(|(file, n), _| inputs.iter().any(|i| i.essay.file == *file && i.essay.figures.len() >= *n));
-    memo.results.retain(|file, _| inputs.iter().any(|i| i.essay.file == *file));
-    let mut old_files = std::mem::take(&mut memo.files);
-    let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
-    let ctx = json!({
-        "site": site,
+            .with_hint("write the essay (its title must match), or remove the title from `planned:` and the links to it")
+        })
+        .collect()
+}
+
+/// The index, one page per ladder at `/<anchor>/`, and `404.html`. Returns the ladder
+/// pages' URLs (for the sitemap).
+fn render_site_pages(ctx: &SiteCtx, files: &mut Files, diags: &mut Vec<Diagnostic>) -> Vec<String> {
+    let ladder_list = ctx.ladders.list();
+    let index = json!({
+        "site": ctx.site,
         "root": "",
-        "canonical": (!config.base_url.is_empty()).then(|| format!("{}/", config.base_url)),
+        "canonical": ctx.canonical(""),
         "ladders": ladder_list,
-        "loose": loose.iter().map(|e| summary(e)).collect::<Vec<_>>(),
+        "loose": ctx.ladders.loose.iter().map(|e| summary(e)).collect::<Vec<_>>(),
     });
-    if let Err(e) = files.page(tera, "index.html", template_key("index.html"), &ctx, "index.html") {
-        diags.push(place_template_diag(root, tera_diag(&e, "templates/index.html")));
+    if let Err(e) = files.page(ctx.tera, "index.html", ctx.template_key("index.html"), &index, "index.html") {
+        diags.push(tera_diag(&e, "templates/index.html", ctx.files));
     }
-    // One page per ladder, at /<anchor>/.
     let mut extra_pages = Vec::new();
-    let ladder_template = template_key("ladder.html");
+    let ladder_template = ctx.template_key("ladder.html");
     for l in &ladder_list {
         let a = l["anchor"].as_str().unwrap_or_default();
-        let ctx = json!({
-            "site": site,
-            "root": "../",
-            "canonical": (!config.base_url.is_empty()).then(|| format!("{}/{a}/", config.base_url)),
-            "ladder": l,
-        });
-        if let Err(e) = files.page(tera, "ladder.html", ladder_template, &ctx, &format!("{a}/index.html")) {
-            diags.push(tera_diag(&e, "templates/ladder.html"));
+        let page = json!({ "site": ctx.site, "root": "../", "canonical": ctx.canonical(&format!("{a}/")), "ladder": l });
+        if let Err(e) = files.page(ctx.tera, "ladder.html", ladder_template, &page, &format!("{a}/index.html")) {
+            diags.push(tera_diag(&e, "templates/ladder.html", ctx.files));
         }
         extra_pages.push(format!("{a}/"));
     }
-    let ctx = json!({ "site": site, "root": base_path(&config.base_url), "canonical": None::<String> });
-    if let Err(e) = files.page(tera, "404.html", template_key("404.html"), &ctx, "404.html") {
-        diags.push(tera_diag(&e, "templates/404.html"));
+    let page = json!({ "site": ctx.site, "root": base_path(&ctx.config.base_url), "canonical": None::<String> });
+    if let Err(e) = files.page(ctx.tera, "404.html", ctx.template_key("404.html"), &page, "404.html") {
+        diags.push(tera_diag(&e, "templates/404.html", ctx.files));
     }
-    // The listings: the search index holds every page's text, the feed and sitemap only
-    // front matter.
-    files.made = &mut memo.last.lists;
-    files.list("search-index.json", search_key.key(), || {
-        let mut index = serde_json::to_vec(&json!({ "essays": records })).unwrap_or_default();
+    extra_pages
+}
+
+/// The listings: the search index holds every page's text, the feed and sitemap only
+/// front matter.
+fn render_listings(config: &Config, listed: &Listed, extra_pages: &[String], files: &mut Files) {
+    let search = listed.search.unwrap_or(Keyer::new("search-index.json").key());
+    files.list("search-index.json", search, || {
+        let mut index = serde_json::to_vec(&json!({ "essays": listed.records })).unwrap_or_default();
         index.push(b'\n');
         Some(index)
     });
-    let listed = Keyer::new("listed").part(format!("{feed_essays:?}")).key();
-    files.list("feed.xml", listed, || Some(feed::atom(&config.title, &config.description, &config.base_url, &feed_essays).into_bytes()));
-    let key = Keyer::new("sitemap").part(listed.0).part(format!("{extra_pages:?}")).key();
-    files.list("sitemap.xml", key, || feed::sitemap(&config.base_url, &feed_essays, &extra_pages).map(String::into_bytes));
-    // Static files: the built-ins, then the site's over them; all read, those whose bytes
-    // changed counted.
-    let mut statics: BTreeMap<String, Vec<u8>> = BUILTIN_STATIC.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
-    let dir = root.join("static");
-    if dir.is_dir() {
-        for e in walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name() {
-            match e {
-                Ok(e) if e.file_type().is_file() => {
-                    let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
-                    match crate::source::read_source(e.path(), crate::source::STATIC_LIMIT) {
-                        Ok(b) => {
-                            statics.insert(rel, b);
-                        }
-                        Err(err) => diags.push(Diagnostic::error(format!("static/{rel}"), 0..0, format!("cannot read: {err}"))),
-                    }
-                }
-                Ok(_) => {}
-                Err(err) => diags.push(Diagnostic::error("static", 0..0, format!("cannot read static files: {err}"))),
-            }
-        }
-    }
-    for (p, b) in &statics {
-        if memo.statics.get(p) != Some(b) {
+    let feed_essays = &listed.feed;
+    let key = Keyer::new("listed").part(format!("{feed_essays:?}")).key();
+    files.list("feed.xml", key, || Some(feed::atom(&config.title, &config.description, &config.base_url, feed_essays).into_bytes()));
+    let key = Keyer::new("sitemap").part(key.0).part(format!("{extra_pages:?}")).key();
+    files.list("sitemap.xml", key, || feed::sitemap(&config.base_url, feed_essays, extra_pages).map(String::into_bytes));
+}
+
+/// The static files (the built-ins, the site's over them) into `out`; those whose bytes
+/// differ from the last render's are counted.
+fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut Output) {
+    let mut hashes = BTreeMap::new();
+    for (p, b) in &site.statics {
+        let key = Keyer::new("static").part(b).key();
+        if memo.statics.get(p) != Some(&key) {
             memo.last.static_files += 1;
         }
+        hashes.insert(p.clone(), key);
         out.insert(p.clone(), b.clone());
     }
-    memo.statics = statics;
-    diags
+    memo.statics = hashes;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A render from strings alone: an essay, the site's own `essay.html`, a static file,
+    /// a bibliography; no file is read.
+    fn site(template: &str) -> (Essay, SiteFiles) {
+        let source = "---\ntitle: Strings\nanchor: ladder\nrung: 1\n---\n\n# Strings\n\nAs [@conway] shows.\n".to_string();
+        let (essay, d) = crate::content::parse_essay("essays/strings.md", "essays/strings.md".into(), source);
+        assert!(d.is_empty(), "{d:?}");
+        let mut files = SiteFiles::default();
+        files.templates.retain(|(n, _)| n != "essay.html");
+        files.templates.push(("essay.html".into(), template.into()));
+        files.own_templates.insert("essay.html".into());
+        files.statics.insert("img/dot.svg".into(), b"<svg/>".to_vec());
+        files.own_statics.insert("img/dot.svg".into());
+        files.bibliography = Some("conway:\n  type: book\n  title: On Numbers and Games\n  author: Conway, John H.\n  date: 1976\n".into());
+        (essay.unwrap(), files)
+    }
+
+    fn render(essay: &Essay, files: &SiteFiles) -> (Output, Vec<Diagnostic>) {
+        let (bound, fingerprints) = (BTreeMap::new(), BTreeMap::new());
+        let inputs = [EssayInput { essay, bound: &bound, fingerprints: &fingerprints, reports: &[] }];
+        let mut out = Output::default();
+        let diags = render_site(&Config::default(), files, &inputs, &mut out, &mut Memo::default());
+        (out, diags)
+    }
+
+    #[test]
+    fn a_site_made_of_strings_renders_to_its_pages() {
+        let (essay, files) = site("<main>{{ essay.title }}|{{ content | safe }}|{% for r in references %}{{ r.key }}{% endfor %}</main>");
+        let (out, diags) = render(&essay, &files);
+        assert!(diags.is_empty(), "{diags:?}");
+        let page = String::from_utf8(out.files["strings/index.html"].clone()).unwrap();
+        assert!(page.starts_with("<main>Strings|") && page.ends_with("|conway</main>"), "{page}");
+        assert!(page.contains("<a class=\"cite\" href=\"#ref-conway\">"), "{page}");
+        assert_eq!(out.files["img/dot.svg"], b"<svg/>");
+        for p in ["index.html", "ladder/index.html", "404.html", "strings/results.json", "search-index.json", "feed.xml", "style.css"] {
+            assert!(out.files.contains_key(p), "no {p}");
+        }
+    }
+
+    #[test]
+    fn a_template_error_points_into_the_sites_template_text() {
+        let (essay, files) = site("<main>\n  {{ essay.title }} {{ nowhere }}\n</main>");
+        let (out, diags) = render(&essay, &files);
+        assert!(!out.files.contains_key("strings/index.html"));
+        let d = diags.iter().find(|d| d.code == Code::TemplateError).expect("a template error");
+        assert_eq!(d.file, "templates/essay.html");
+        assert_eq!(&files.template("essay.html").unwrap()[d.span.clone()], "nowhere");
+    }
 }

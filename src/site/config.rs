@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 
 /// The default census budget: 2·10^11 elementary steps (a few minutes of one core).
 pub const DEFAULT_BUDGET: u64 = 200_000_000_000;
@@ -154,10 +154,10 @@ impl Config {
         let text = match crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
             Ok(b) => match String::from_utf8(b) {
                 Ok(t) => t,
-                Err(_) => return Err(Box::new((Diagnostic::error(FILE, 0..0, "countersign.yaml is not UTF-8"), None))),
+                Err(_) => return Err(Box::new((Diagnostic::error(Code::NotUtf8, FILE, 0..0, "countersign.yaml is not UTF-8"), None))),
             },
             Err(crate::source::SourceError::NotFound) => return Ok((Config::default(), None)),
-            Err(e) => return Err(Box::new((Diagnostic::error(FILE, 0..0, format!("cannot read: {e}")), None))),
+            Err(e) => return Err(Box::new((Diagnostic::error(Code::ReadFailed, FILE, 0..0, format!("cannot read: {e}")), None))),
         };
         if text.trim().is_empty() {
             return Ok((Config::default(), Some(text)));
@@ -174,7 +174,7 @@ impl Config {
                     _ => 0,
                 };
                 Err(Box::new((
-                    Diagnostic::error(FILE, crate::content::char_span(&text, at), format!("in the site configuration: {}", e.message))
+                    Diagnostic::error(Code::BadConfig, FILE, crate::content::char_span(&text, at), format!("in the site configuration: {}", e.message))
                         .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
                     Some(text),
                 )))

@@ -1,4 +1,5 @@
-//! The site: its configuration and its output folder.
+//! The site: its configuration, the other files a build reads, and its output folder.
 
 pub mod config;
+pub mod files;
 pub mod output;

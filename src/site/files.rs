@@ -1,0 +1,111 @@
+//! The site's files a build reads besides its essays and `countersign.yaml`: templates,
+//! static files and `references.yaml`. Read once per build by [`load`] (the load stage);
+//! rendering takes them as data and reads nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::diag::{Code, Diagnostic};
+use crate::source::{SourceError, STATIC_LIMIT, TEXT_LIMIT};
+use crate::render::{bib, BUILTIN_STATIC, BUILTIN_TEMPLATES};
+
+/// Templates, static files and the bibliography's text, as read from a site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteFiles {
+    /// Template texts by name: the built-ins, each replaced by the site's
+    /// `templates/<name>` when it has one, then the site's others (sorted by name).
+    pub templates: Vec<(String, String)>,
+    /// The names of the templates read from the site's `templates/` (its diagnostics can
+    /// point into those; a built-in one is not in the site).
+    pub own_templates: BTreeSet<String>,
+    /// Static files by their path in the output: the built-ins, then the site's `static/`
+    /// over them.
+    pub statics: BTreeMap<String, Vec<u8>>,
+    /// The paths of the static files read from the site's `static/`.
+    pub own_statics: BTreeSet<String>,
+    /// The text of `references.yaml`; `None` when the site has none.
+    pub bibliography: Option<String>,
+}
+
+impl Default for SiteFiles {
+    /// The files of a site that has none of its own: the built-in templates and static
+    /// files, no bibliography.
+    fn default() -> SiteFiles {
+        SiteFiles {
+            templates: BUILTIN_TEMPLATES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect(),
+            own_templates: BTreeSet::new(),
+            statics: BUILTIN_STATIC.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect(),
+            own_statics: BTreeSet::new(),
+            bibliography: None,
+        }
+    }
+}
+
+impl SiteFiles {
+    /// The text of template `name` (`essay.html`), if there is one.
+    pub fn template(&self, name: &str) -> Option<&str> {
+        self.templates.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+    }
+}
+
+/// Read the bytes of one source file, at most `limit` bytes, and only a regular file (see
+/// [`crate::source::read_source`]). The one place a build reads a template, a static file
+/// or the bibliography.
+pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
+    crate::source::read_source(path, limit)
+}
+
+/// Read `root`'s `templates/*.html` (any depth), `static/` and `references.yaml` over the
+/// built-ins. Errors: a file or folder that cannot be read, a template that is not UTF-8
+/// (each a diagnostic on it; the rest is still read).
+pub fn load(root: &Path) -> (SiteFiles, Vec<Diagnostic>) {
+    let mut files = SiteFiles::default();
+    let mut diags = Vec::new();
+    for (rel, bytes) in walk(root, "templates", TEXT_LIMIT, &mut diags) {
+        if !rel.ends_with(".html") {
+            continue;
+        }
+        match String::from_utf8(bytes) {
+            Ok(t) => {
+                files.templates.retain(|(n, _)| *n != rel);
+                files.templates.push((rel.clone(), t));
+                files.own_templates.insert(rel);
+            }
+            Err(_) => diags.push(Diagnostic::error(Code::NotUtf8, format!("templates/{rel}"), 0..0, "the template is not UTF-8")),
+        }
+    }
+    for (rel, bytes) in walk(root, "static", STATIC_LIMIT, &mut diags) {
+        files.statics.insert(rel.clone(), bytes);
+        files.own_statics.insert(rel);
+    }
+    match read(&root.join(bib::FILE), TEXT_LIMIT) {
+        Ok(b) => files.bibliography = Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(SourceError::NotFound) => {}
+        Err(e) => diags.push(Diagnostic::error(Code::ReadFailed, bib::FILE, 0..0, format!("cannot read the bibliography: {e}"))),
+    }
+    (files, diags)
+}
+
+/// Every file under `root/folder` (links followed), sorted by name: its path relative
+/// to the folder with `/` separators, and its bytes. No folder: nothing.
+fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
+    let dir = root.join(folder);
+    let mut found = Vec::new();
+    if !dir.is_dir() {
+        return found;
+    }
+    for e in walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name() {
+        match e {
+            Ok(e) if e.file_type().is_file() => {
+                let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
+                match read(e.path(), limit) {
+                    Ok(b) => found.push((rel, b)),
+                    Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}"))),
+                }
+            }
+            Ok(_) => {}
+            Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, folder, 0..0, format!("cannot read {folder}/: {err}"))),
+        }
+    }
+    found
+}
