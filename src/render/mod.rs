@@ -13,6 +13,7 @@ pub mod links;
 pub mod markdown;
 pub mod math;
 pub mod search;
+pub mod template_cycles;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -124,6 +125,10 @@ pub fn template_sources(root: &Path) -> (Vec<(String, String)>, Vec<Diagnostic>)
 pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, Vec<Diagnostic>> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![".html"]);
+    let cycles = template_cycles::find(list);
+    if !cycles.is_empty() {
+        return Err(cycles);
+    }
     match t.add_raw_templates(list.iter().map(|(n, s)| (n.as_str(), s.as_str()))) {
         Ok(()) => Ok(t),
         Err(e) => Err(vec![tera_diag(&e, "templates")]),
