@@ -401,14 +401,18 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
     }
     for i in 0..essays.len() {
         for j in 0..i {
-            if essays[i].front.title == essays[j].front.title {
+            let (a, b) = (&essays[i].front.title, &essays[j].front.title);
+            // Links by title ignore case, spacing and punctuation, so titles equal but for
+            // those would link to one essay of the two: refused like equal titles.
+            if a == b || crate::render::markdown::heading_id(a) == crate::render::markdown::heading_id(b) {
+                let message = if a == b {
+                    format!("duplicate title `{a}`")
+                } else {
+                    format!("title `{a}` differs from `{b}` only in case, spacing or punctuation, which links by title ignore")
+                };
                 diags.push(
-                    Diagnostic::error(
-                        essays[i].file.clone(),
-                        essays[i].front.title_span.clone(),
-                        format!("duplicate title `{}`", essays[i].front.title),
-                    )
-                    .with_hint(format!("{} has the same title; essays link to each other by title", essays[j].file)),
+                    Diagnostic::error(essays[i].file.clone(), essays[i].front.title_span.clone(), message)
+                        .with_hint(format!("{} has the same title to a link; essays link to each other by title", essays[j].file)),
                 );
             }
         }
