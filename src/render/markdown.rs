@@ -171,6 +171,20 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// `id` unless the page around the body uses it (the provenance list `how-computed`, its
+/// items `calls-ID`, the references `references` and `ref-KEY`, figures `fig-ID`,
+/// equations `eq-NAME`, `content`, `search-*`, `ladder-*`): then `h-` + `id`, so a heading
+/// "Calls g" never takes the id a claim links to.
+fn page_safe_id(id: String) -> String {
+    let reserved = ["how-computed", "references", "content"].contains(&id.as_str())
+        || ["calls-", "ref-", "fig-", "eq-", "search-", "ladder-"].iter().any(|p| id.starts_with(p));
+    if reserved {
+        format!("h-{id}")
+    } else {
+        id
+    }
+}
+
 /// A heading id from its text: lower case, letters and digits kept, runs of anything else
 /// one `-` (GitHub style).
 pub fn heading_id(text: &str) -> String {
@@ -381,7 +395,7 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
             Event::End(TagEnd::Heading(_)) if heading_buf.is_some() => {
                 let (level, inner, plain, explicit) = heading_buf.take().unwrap_or_default();
                 let shown = placeholders_to_text(&plain);
-                let mut id = explicit.unwrap_or_else(|| heading_id(&shown));
+                let mut id = page_safe_id(explicit.unwrap_or_else(|| heading_id(&shown)));
                 let stem = id.clone();
                 let mut n = 1;
                 while used_ids.contains(&id) {
