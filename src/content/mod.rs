@@ -73,6 +73,9 @@ pub struct Essay {
     pub body: Range<usize>,
     /// Census calls, in order.
     pub calls: Vec<CensusBlock>,
+    /// The ids of census blocks whose YAML did not parse (already an error), read from
+    /// their `id:` line, so that claims on them are not reported again as unbound.
+    pub broken_ids: Vec<String>,
     /// Figures, in order (numbered from 1 in this order).
     pub figures: Vec<FigureBlock>,
     /// Claims, in order.
@@ -224,6 +227,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
         diags.push(Diagnostic::error(file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
     }
     let mut calls = Vec::new();
+    let mut broken_ids = Vec::new();
     let mut figures: Vec<FigureBlock> = Vec::new();
     for b in sc.blocks {
         if b.kind == "census" {
@@ -248,7 +252,11 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                     let run_span = block_key_span(&b, "run");
                     calls.push(CensusBlock { id: h.id, run: h.run, run_span, block: b });
                 }
-                Err(e) => diags.push(block_yaml_diag(file, &b, &e, "in this census block")),
+                Err(e) => {
+                    diags.push(block_yaml_diag(file, &b, &e, "in this census block"));
+                    let id = b.content.lines().find_map(|l| l.strip_prefix("id:")).map(|v| v.trim().trim_matches(['"', '\'']));
+                    broken_ids.extend(id.filter(|id| is_identifier(id)).map(str::to_string));
+                }
             }
         } else {
             match crate::yaml::from_str::<FigureHead>(&b.content) {
@@ -295,7 +303,8 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                 .with_hint("name essays with letters or digits, e.g. `no-two-heaps.md`"),
         );
     }
-    let essay = Essay { file: file.to_string(), path, slug, source, front, body, calls, figures, claims: sc.claims, excluded: sc.excluded };
+    let essay =
+        Essay { file: file.to_string(), path, slug, source, front, body, calls, broken_ids, figures, claims: sc.claims, excluded: sc.excluded };
     (Some(essay), diags)
 }
 
