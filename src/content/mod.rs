@@ -308,6 +308,24 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     (Some(essay), diags)
 }
 
+/// `source` with every carriage return not followed by a line feed made a line feed.
+/// CommonMark counts a lone CR as a line ending (files saved with classic Mac OS line
+/// endings have nothing else); every scanner here counts LF, and the byte count is the
+/// same, so spans into the file on disk stay right.
+fn lone_cr_as_lf(source: String) -> String {
+    if !source.contains('\r') {
+        return source;
+    }
+    let mut bytes = source.into_bytes();
+    for i in 0..bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
+        }
+    }
+    // Only ASCII CR bytes became ASCII LF bytes, so the text is still UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
 /// Load every `*.md` under `dir` (following symlinks; a loop is a diagnostic). `root` is
 /// the site root, for display names. Essays come back sorted by slug; duplicate slugs and
 /// duplicate titles are diagnostics.
@@ -393,7 +411,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
                 continue;
             }
         };
-        let (essay, d) = parse(&file, path, source);
+        let (essay, d) = parse(&file, path, lone_cr_as_lf(source));
         diags.extend(d);
         if let Some(e) = essay {
             essays.push(e);
