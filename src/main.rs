@@ -155,13 +155,6 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
     let lock = countersign::site::output::lock_output(&write_to, || {
         err(&format!("waiting for another build writing beside {} to finish\n", out.display()))
     });
-    let lock = match lock {
-        Ok(l) => l,
-        Err(e) => {
-            err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
-            return ExitCode::from(1);
-        }
-    };
     let run = pipeline::run(
         &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
         None,
@@ -171,6 +164,14 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
         err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&run.diags)));
         return ExitCode::from(1);
     }
+    // A folder that cannot hold the output is reported after the sources' own errors.
+    let lock = match lock {
+        Ok(l) => l,
+        Err(e) => {
+            err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
+            return ExitCode::from(1);
+        }
+    };
     let output = run.output.unwrap_or_default();
     if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock) {
         err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
