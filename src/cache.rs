@@ -43,6 +43,12 @@ struct Entry {
     result: Value,
 }
 
+/// True for an entry of the format before `result_hash`: exactly census, params,
+/// fingerprint and result.
+fn written_before_hashes(v: &Value) -> bool {
+    v.as_object().is_some_and(|o| o.len() == 4 && ["census", "params", "fingerprint", "result"].iter().all(|k| o.contains_key(*k)))
+}
+
 /// What the cache holds for a call.
 #[derive(Debug, PartialEq)]
 pub enum Lookup {
@@ -93,6 +99,8 @@ impl Cache {
         };
         let e: Entry = match serde_json::from_slice(&bytes) {
             Ok(e) => e,
+            // An entry written before entries carried a hash: replaced without a word.
+            Err(_) if serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| written_before_hashes(&v)) => return Lookup::Miss,
             Err(e) => return Lookup::Bad(format!("it is not a cache entry ({e})")),
         };
         if e.census != census || &e.params != params || e.fingerprint != fingerprint {
@@ -180,6 +188,14 @@ mod tests {
         assert!(c.get(&k, "a.b", &p, "f1").is_none());
         c.put(&k, "a.b", &p, "f1", &json!({"x": 2})).unwrap();
         assert_eq!(c.get(&k, "a.b", &p, "f1"), Some(json!({"x": 2})));
+        // An entry of the format before hashes is a plain miss (no warning).
+        std::fs::write(&path, br#"{"census":"a.b","params":{"n":3},"fingerprint":"f1","result":{"x":1}}"#).unwrap();
+        assert_eq!(c.lookup(&k, "a.b", &p, "f1"), Lookup::Miss);
+        // The same with its result edited after a hash was added is bad.
+        c.put(&k, "a.b", &p, "f1", &json!({"x": 2})).unwrap();
+        let edited = std::fs::read_to_string(&path).unwrap().replace(r#"{"x":2}"#, r#"{"x":3}"#);
+        std::fs::write(&path, edited).unwrap();
+        assert!(matches!(c.lookup(&k, "a.b", &p, "f1"), Lookup::Bad(_)));
         assert_eq!(c.clean().unwrap(), 1);
         assert!(!d.path().join("c").exists());
     }

@@ -61,6 +61,8 @@ codes! {
     StaticCollision = "static-collision",
     /// A template does not parse or fails to render.
     TemplateError = "template-error",
+    /// Templates include each other in a cycle, or a macro calls itself.
+    TemplateCycle = "template-cycle",
     // Essays: files and front matter.
     /// An essay's file name gives an empty slug.
     EmptySlug = "empty-slug",

@@ -144,6 +144,60 @@ fn root_problem(root: &std::path::Path) -> Option<String> {
     }
 }
 
+/// `countersign build`: take the output lock, run every stage, write the site.
+fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) -> ExitCode {
+    let started = Instant::now();
+    let out = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| cli.root.join("public"));
+    let write_to = match countersign::site::output::check_out(&cli.root, &out) {
+        Ok(p) => p,
+        Err(e) => {
+            err(&format!("error: {e}\n"));
+            return ExitCode::from(1);
+        }
+    };
+    // One build at a time writes beside the output folder; a second one waits here,
+    // before computing, so it finds the first one's results in the cache.
+    let lock = countersign::site::output::lock_output(&write_to, || {
+        err(&format!("waiting for another build writing beside {} to finish\n", out.display()))
+    });
+    let run = pipeline::run(
+        &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
+        None,
+    );
+    print_diags(&run.loaded.sources, &run.diags, color);
+    if !run.ok() {
+        err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&run.diags)));
+        return ExitCode::from(1);
+    }
+    // A folder that cannot hold the output is reported after the sources' own errors.
+    let lock = match lock {
+        Ok(l) => l,
+        Err(e) => {
+            err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
+            return ExitCode::from(1);
+        }
+    };
+    let output = run.output.unwrap_or_default();
+    if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock) {
+        err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
+        return ExitCode::from(1);
+    }
+    // Counted as `check` counts them: claims compared with a result (see `was_checked`).
+    let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
+    err(&format!(
+        "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
+        count(run.loaded.essays.len(), "essay"),
+        count(claims, "claim"),
+        output.files.len(),
+        out.display(),
+        started.elapsed().as_secs_f64(),
+        run.stats.calls,
+        run.stats.ran,
+        run.stats.cached
+    ));
+    ExitCode::SUCCESS
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let color = color(&cli);
@@ -154,57 +208,7 @@ fn main() -> ExitCode {
         }
     }
     match &cli.command {
-        Command::Build { out, no_cache } => {
-            let started = Instant::now();
-            let out = out.clone().unwrap_or_else(|| cli.root.join("public"));
-            let write_to = match countersign::site::output::check_out(&cli.root, &out) {
-                Ok(p) => p,
-                Err(e) => {
-                    err(&format!("error: {e}\n"));
-                    return ExitCode::from(1);
-                }
-            };
-            // One build at a time writes beside the output folder; a second one waits here,
-            // before computing, so it finds the first one's results in the cache.
-            let lock = countersign::site::output::lock_output(&write_to, || {
-                err(&format!("waiting for another build writing beside {} to finish\n", out.display()))
-            });
-            let lock = match lock {
-                Ok(l) => l,
-                Err(e) => {
-                    err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
-                    return ExitCode::from(1);
-                }
-            };
-            let run = pipeline::run(
-                &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
-                None,
-            );
-            print_diags(&run.loaded.sources, &run.diags, color);
-            if !run.ok() {
-                err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&run.diags)));
-                return ExitCode::from(1);
-            }
-            let output = run.output.unwrap_or_default();
-            if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock) {
-                err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
-                return ExitCode::from(1);
-            }
-            // Counted as `check` counts them: claims compared with a result (see `was_checked`).
-            let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
-            err(&format!(
-                "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
-                count(run.loaded.essays.len(), "essay"),
-                count(claims, "claim"),
-                output.files.len(),
-                out.display(),
-                started.elapsed().as_secs_f64(),
-                run.stats.calls,
-                run.stats.ran,
-                run.stats.cached
-            ));
-            ExitCode::SUCCESS
-        }
+        Command::Build { out, no_cache } => build(&cli, out.as_deref(), *no_cache, color),
         Command::Check { bless, strict, format, no_cache } => {
             let started = Instant::now();
             let run = pipeline::run(

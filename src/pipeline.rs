@@ -577,7 +577,8 @@ fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut C
             }
         }
         // Claims on ids whose call failed to plan were already reported; skip them.
-        let failed_ids: Vec<&str> = essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).collect();
+        let failed_ids: Vec<&str> =
+            essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).chain(essay.broken_ids.iter().map(String::as_str)).collect();
         let (mut reports, diags) = check_one(i, essay, &bound);
         let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags.into_iter().partition(|d| {
             d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id))

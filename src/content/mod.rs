@@ -82,6 +82,9 @@ pub struct Essay {
     pub body: Range<usize>,
     /// Census calls, in order.
     pub calls: Vec<CensusBlock>,
+    /// The ids of census blocks whose YAML did not parse (already an error), read from
+    /// their `id:` line, so that claims on them are not reported again as unbound.
+    pub broken_ids: Vec<String>,
     /// Figures, in order (numbered from 1 in this order).
     pub figures: Vec<FigureBlock>,
     /// Claims, in order.
@@ -262,6 +265,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
         diags.push(Diagnostic::error(e.code, file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
     }
     let mut calls = Vec::new();
+    let mut broken_ids = Vec::new();
     let mut figures: Vec<FigureBlock> = Vec::new();
     let mut claims = front.claims.clone();
     for b in sc.blocks {
@@ -287,7 +291,11 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                     let run_span = block_key_span(&b, "run");
                     calls.push(CensusBlock { id: h.id, run: h.run, run_span, block: b });
                 }
-                Err(e) => diags.push(block_yaml_diag(file, &b, &e, "in this census block")),
+                Err(e) => {
+                    diags.push(block_yaml_diag(file, &b, &e, "in this census block"));
+                    let id = b.content.lines().find_map(|l| l.strip_prefix("id:")).map(|v| v.trim().trim_matches(['"', '\'']));
+                    broken_ids.extend(id.filter(|id| is_identifier(id)).map(str::to_string));
+                }
             }
         } else {
             match crate::yaml::from_str::<FigureHead>(&b.content) {
@@ -349,12 +357,31 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
         front,
         body,
         calls,
+        broken_ids,
         figures,
         claims,
         excluded: sc.excluded,
         math: sc.math,
     };
     (Some(essay), diags)
+}
+
+/// `source` with every carriage return not followed by a line feed made a line feed.
+/// CommonMark counts a lone CR as a line ending (files saved with classic Mac OS line
+/// endings have nothing else); every scanner here counts LF, and the byte count is the
+/// same, so spans into the file on disk stay right.
+fn lone_cr_as_lf(source: String) -> String {
+    if !source.contains('\r') {
+        return source;
+    }
+    let mut bytes = source.into_bytes();
+    for i in 0..bytes.len() {
+        if bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n') {
+            bytes[i] = b'\n';
+        }
+    }
+    // Only ASCII CR bytes became ASCII LF bytes, so the text is still UTF-8.
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// Load every `*.md` under `dir` (following symlinks; a loop is a diagnostic). `root` is
@@ -443,7 +470,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
                 continue;
             }
         };
-        let (essay, d) = parse(&file, path, source);
+        let (essay, d) = parse(&file, path, lone_cr_as_lf(source));
         diags.extend(d);
         if let Some(e) = essay {
             essays.push(e);
@@ -460,15 +487,18 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
     }
     for i in 0..essays.len() {
         for j in 0..i {
-            if essays[i].front.title == essays[j].front.title {
+            let (a, b) = (&essays[i].front.title, &essays[j].front.title);
+            // Links by title ignore case, spacing and punctuation, so titles equal but for
+            // those would link to one essay of the two: refused like equal titles.
+            if a == b || crate::render::markdown::heading_id(a) == crate::render::markdown::heading_id(b) {
+                let message = if a == b {
+                    format!("duplicate title `{a}`")
+                } else {
+                    format!("title `{a}` differs from `{b}` only in case, spacing or punctuation, which links by title ignore")
+                };
                 diags.push(
-                    Diagnostic::error(
-                        Code::DuplicateTitle,
-                        essays[i].file.clone(),
-                        essays[i].front.title_span.clone(),
-                        format!("duplicate title `{}`", essays[i].front.title),
-                    )
-                    .with_hint(format!("{} has the same title; essays link to each other by title", essays[j].file)),
+                    Diagnostic::error(Code::DuplicateTitle, essays[i].file.clone(), essays[i].front.title_span.clone(), message)
+                        .with_hint(format!("{} has the same title to a link; essays link to each other by title", essays[j].file)),
                 );
             }
         }

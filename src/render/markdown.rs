@@ -714,7 +714,7 @@ fn heading_ids<'a>(items: Stream<'a>, essay: &Essay, claim_text: &[String]) -> (
                         _ => {}
                     }
                 }
-                let id = ids.unique(id.map_or_else(|| heading_id(&stem), |i| i.to_string()));
+                let id = ids.unique(page_safe_id(id.map_or_else(|| heading_id(&stem), |i| i.to_string())));
                 headings.push(Heading { level: level as u32, id: id.clone(), text: shown.trim().to_string() });
                 let link = format!("<a class=\"permalink\" href=\"#{}\" aria-label=\"Permalink to this section\">#</a>", escape(&id));
                 out.push((Item::Md(Event::Start(Tag::Heading { level, id: Some(CowStr::from(id)), classes, attrs })), hrange));
@@ -843,6 +843,20 @@ fn essay_target(dest: &str) -> (String, Option<String>) {
 
 /// Escape text for HTML (see [`crate::text::escape_html`]).
 pub use crate::text::escape_html as escape;
+
+/// `id` unless the page around the body uses it (the provenance list `how-computed`, its
+/// items `calls-ID`, the references `references` and `ref-KEY`, figures `fig-ID`,
+/// equations `eq-NAME`, `content`, `search-*`, `ladder-*`): then `h-` + `id`, so a heading
+/// "Calls g" never takes the id a claim links to.
+fn page_safe_id(id: String) -> String {
+    let reserved = ["how-computed", "references", "content"].contains(&id.as_str())
+        || ["calls-", "ref-", "fig-", "eq-", "search-", "ladder-"].iter().any(|p| id.starts_with(p));
+    if reserved {
+        format!("h-{id}")
+    } else {
+        id
+    }
+}
 
 /// A heading id from its text: lower case, letters and digits kept, runs of anything else
 /// one `-` (GitHub style).

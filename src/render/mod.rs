@@ -13,6 +13,7 @@ pub mod links;
 pub mod markdown;
 pub mod math;
 pub mod search;
+pub mod template_cycles;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -559,6 +560,11 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
 fn compile_into(site: &SiteFiles, memo: &mut Memo) -> Result<(), Vec<Diagnostic>> {
     if memo.templates.as_ref().is_none_or(|(s, _)| *s != site.templates) {
         memo.templates = None;
+        // An include cycle or a recursive macro would overflow tera's stack when rendered.
+        let cycles = template_cycles::find(&site.templates);
+        if !cycles.is_empty() {
+            return Err(cycles);
+        }
         let tera = compile_templates(&site.templates).map_err(|e| vec![tera_diag(&e, "templates", site)])?;
         memo.templates = Some((site.templates.clone(), tera));
     }
