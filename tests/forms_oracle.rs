@@ -127,7 +127,7 @@ fn word(n: i128) -> String {
     let n = n as usize;
     match n {
         0..=19 => ONES[n].to_string(),
-        _ if n % 10 == 0 => TENS[n / 10].to_string(),
+        _ if n.is_multiple_of(10) => TENS[n / 10].to_string(),
         _ => format!("{}-{}", TENS[n / 10], ONES[n % 10]),
     }
 }
@@ -157,7 +157,7 @@ fn commas(n: i128) -> String {
     let s = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -715,7 +715,7 @@ fn slice_period(p: Option<Period>, a: u32) -> Option<SlicePeriod> {
 /// The periods of slice `a` read from its offsets `d` (middle heaps a..=n; no
 /// certificate yet).
 fn read_periods(d: &[i8], a: u32, n: u32, maxp: usize) -> SliceResult {
-    let full = Periodicity::new(&d, maxp);
+    let full = Periodicity::new(d, maxp);
     let period = slice_period(full.smallest(MIN_RUN), a);
     let longest = slice_period(full.longest_tail(MIN_RUN), a);
     drop(full);

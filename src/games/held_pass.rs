@@ -739,7 +739,7 @@ impl Certificate {
             && lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max) == self.settled_below
             && self.from >= self.settled_below
             && self.repeat > 0
-            && self.repeat % self.modulus == 0
+            && self.repeat.is_multiple_of(self.modulus)
             && self.from + self.repeat <= s.max_heap() as u64 + 1
             && slice_window(s, a, self.from).is_some_and(|w| slice_window(s, a, self.from + self.repeat) == Some(w))
     }
@@ -754,7 +754,7 @@ impl Certificate {
         let one: Vec<i64> = (self.from..self.from + self.repeat).map(d).collect();
         let z = z_function(&one);
         let q = self.repeat as usize;
-        let period = (1..q).find(|&p| q % p == 0 && z[p] == q - p).unwrap_or(q) as u64;
+        let period = (1..q).find(|&p| q.is_multiple_of(p) && z[p] == q - p).unwrap_or(q) as u64;
         let mut start = self.from;
         while start > a as u64 && d(start - 1) == d(start - 1 + period) {
             start -= 1;
