@@ -1,5 +1,7 @@
 //! Following a claim's path into a bound result.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::content::claim::{Path, Step};
@@ -47,49 +49,46 @@ fn keys_of(v: &Value) -> String {
 }
 
 /// The value at `path.steps` below `bound` (`with` as the first step addresses the
-/// parameters). Slices produce new lists, so the value is returned owned.
+/// parameters). Slices produce new lists, so the value is returned owned; the walk itself
+/// borrows, so only the value reached is copied (a path into a large result once copied
+/// every subtree it passed through).
 pub fn resolve(bound: &Bound, path: &Path) -> Result<Value, ResolveError> {
     let mut steps = path.steps.as_slice();
-    let mut cur: &Value = bound.result.as_ref();
+    let mut start: &Value = bound.result.as_ref();
     let mut done = 0;
     if let Some(Step::Key(k)) = steps.first() {
         if k == "with" && bound.result.get("with").is_none() {
-            cur = &bound.params;
+            start = &bound.params;
             steps = &steps[1..];
             done = 1;
         }
     }
-    let mut owned: Option<Value> = None;
+    let mut cur: Cow<'_, Value> = Cow::Borrowed(start);
     for (i, s) in steps.iter().enumerate() {
-        let here = owned.as_ref().unwrap_or(cur);
-        let next = match (s, here) {
-            (Step::Key(k), Value::Object(m)) => {
-                m.get(k).cloned().ok_or_else(|| ResolveError { step: done + i, message: format!("no key `{k}`"), hint: keys_of(here) })?
-            }
-            (Step::Index(n), Value::Array(a)) => a.get(*n).cloned().ok_or_else(|| ResolveError {
-                step: done + i,
-                message: format!("index [{n}] is past the end"),
-                hint: keys_of(here),
-            })?,
-            (Step::Slice(a, b), Value::Array(l)) => {
-                if *b > l.len() {
-                    return Err(ResolveError {
-                        step: done + i,
-                        message: format!("slice [{a}..{b}] runs past the end"),
-                        hint: keys_of(here),
-                    });
-                }
-                Value::Array(l[*a..*b].to_vec())
-            }
-            (Step::Key(k), _) => {
-                return Err(ResolveError { step: done + i, message: format!("cannot take key `{k}` here"), hint: keys_of(here) })
-            }
-            (_, _) => return Err(ResolveError { step: done + i, message: "cannot index here".into(), hint: keys_of(here) }),
+        cur = match cur {
+            Cow::Borrowed(here) => step(here, s, done + i)?,
+            Cow::Owned(here) => Cow::Owned(step(&here, s, done + i)?.into_owned()),
         };
-        owned = Some(next);
-        let _ = &mut cur;
     }
-    Ok(owned.unwrap_or_else(|| cur.clone()))
+    Ok(cur.into_owned())
+}
+
+/// One step of a path from `here` (step number `at`, for the error): a key or an index
+/// borrows, a slice makes a new list.
+fn step<'v>(here: &'v Value, s: &Step, at: usize) -> Result<Cow<'v, Value>, ResolveError> {
+    let err = |message: String| ResolveError { step: at, message, hint: keys_of(here) };
+    match (s, here) {
+        (Step::Key(k), Value::Object(m)) => m.get(k).map(Cow::Borrowed).ok_or_else(|| err(format!("no key `{k}`"))),
+        (Step::Index(n), Value::Array(a)) => a.get(*n).map(Cow::Borrowed).ok_or_else(|| err(format!("index [{n}] is past the end"))),
+        (Step::Slice(a, b), Value::Array(l)) => {
+            if *b > l.len() {
+                return Err(err(format!("slice [{a}..{b}] runs past the end")));
+            }
+            Ok(Cow::Owned(Value::Array(l[*a..*b].to_vec())))
+        }
+        (Step::Key(k), _) => Err(err(format!("cannot take key `{k}` here"))),
+        (_, _) => Err(err("cannot index here".into())),
+    }
 }
 
 #[cfg(test)]
