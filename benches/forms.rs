@@ -18,7 +18,8 @@ fn judge(text: &str, c: &Computed) {
 fn bench(c: &mut Criterion) {
     let share = Computed::from_json(&json!({"num": 66939u64, "den": 710524u64}));
     let tiny = Computed::from_json(&json!({"num": 1u64, "den": u64::MAX}));
-    let long_words = format!("{} thirds", "nine hundred and ninety-nine million nine hundred and ninety-nine thousand nine hundred and ninety-nine");
+    let long_words =
+        format!("{} thirds", "nine hundred and ninety-nine million nine hundred and ninety-nine thousand nine hundred and ninety-nine");
     let cases = [
         ("one_in_10^18", "one in 999,999,999,999,999,999".to_string()),
         ("p_in_q_40_digits", format!("{} in {}", "7".repeat(40), "9".repeat(40))),

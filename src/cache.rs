@@ -153,7 +153,8 @@ impl Cache {
         let files: Vec<PathBuf> = std::fs::read_dir(dir)?.filter_map(Result::ok).map(|e| e.path()).collect();
         let n = files.iter().filter(|p| is_entry(p)).count();
         if dir.symlink_metadata()?.file_type().is_symlink() {
-            let stray = |p: &Path| p.file_name().is_some_and(|f| f.to_string_lossy().starts_with('.')) && p.extension().is_some_and(|x| x == "tmp");
+            let stray =
+                |p: &Path| p.file_name().is_some_and(|f| f.to_string_lossy().starts_with('.')) && p.extension().is_some_and(|x| x == "tmp");
             for p in files.iter().filter(|p| is_entry(p) || stray(p)) {
                 std::fs::remove_file(p)?;
             }

@@ -74,8 +74,13 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         .unwrap_or_else(|| crate::site::config::Config::load(root).map(|(c, _)| c.budget).unwrap_or(crate::site::config::DEFAULT_BUDGET));
     if prepared.cost > budget {
         return fail(
-            Diagnostic::error(Code::OverBudget, file, 0..0, format!("estimated at {:.1e} steps, over the budget of {budget:.1e}", prepared.cost as f64))
-                .with_hint(format!("pass --budget to raise it; cost model: {}", c.cost_model())),
+            Diagnostic::error(
+                Code::OverBudget,
+                file,
+                0..0,
+                format!("estimated at {:.1e} steps, over the budget of {budget:.1e}", prepared.cost as f64),
+            )
+            .with_hint(format!("pass --budget to raise it; cost model: {}", c.cost_model())),
             &sources,
         );
     }
@@ -88,7 +93,11 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
                 crate::console::out(&format!("{}\n", serde_json::to_string(&v).unwrap_or_default()));
             } else {
                 crate::console::out(&format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()));
-                crate::console::err(&format!("{name}: estimated cost {:.1e} steps; ran in {:.3}s\n", prepared.cost as f64, started.elapsed().as_secs_f64()));
+                crate::console::err(&format!(
+                    "{name}: estimated cost {:.1e} steps; ran in {:.3}s\n",
+                    prepared.cost as f64,
+                    started.elapsed().as_secs_f64()
+                ));
             }
             ExitCode::SUCCESS
         }

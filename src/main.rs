@@ -228,9 +228,7 @@ fn main() -> ExitCode {
             }
             if *bless {
                 let (edits, refusals) = countersign::bless::plan(&reports);
-                diags.retain(|d| {
-                    !(d.code == Code::ClaimMismatch && edits.iter().any(|e| e.file == d.file && e.span == d.span))
-                });
+                diags.retain(|d| !(d.code == Code::ClaimMismatch && edits.iter().any(|e| e.file == d.file && e.span == d.span)));
                 diags.extend(refusals);
                 match countersign::bless::apply(&cli.root, &edits) {
                     Ok(done) => {

@@ -156,11 +156,9 @@ fn prepare_call(essay: &Essay, c: &content::CensusBlock, budget: u64) -> Result<
             Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
             None => format!("censuses: {}", names.join(", ")),
         };
-        return Err(
-            Diagnostic::error(Code::UnknownCensus, &essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
-                .with_label("not a registered census")
-                .with_hint(hint),
-        );
+        return Err(Diagnostic::error(Code::UnknownCensus, &essay.file, c.run_span.clone(), format!("unknown census `{}`", c.run))
+            .with_label("not a registered census")
+            .with_hint(hint));
     };
     let content = &c.block.content;
     let prepared = match census.prepare(content) {
@@ -170,16 +168,14 @@ fn prepare_call(essay: &Essay, c: &content::CensusBlock, budget: u64) -> Result<
                 (Some(l), Some(col)) => offset_of(content, l, col),
                 _ => locate_keys(content, &["with"]).unwrap_or(0),
             };
-            return Err(
-                Diagnostic::error(
-                    Code::BadParams,
-                    &essay.file,
-                    line_span(content, &c.block, at),
-                    format!("bad parameters for `{}`: {message}", c.run),
-                )
-                .with_label("here")
-                .with_hint(format!("`countersign list` shows the parameters of {}", c.run)),
-            );
+            return Err(Diagnostic::error(
+                Code::BadParams,
+                &essay.file,
+                line_span(content, &c.block, at),
+                format!("bad parameters for `{}`: {message}", c.run),
+            )
+            .with_label("here")
+            .with_hint(format!("`countersign list` shows the parameters of {}", c.run)));
         }
         Err(PrepareError::Limit(pe)) => {
             let mut keys = vec!["with"];
@@ -200,22 +196,17 @@ fn prepare_call(essay: &Essay, c: &content::CensusBlock, budget: u64) -> Result<
     };
     if prepared.cost > budget {
         let at = locate_keys(content, &["with"]).unwrap_or(0);
-        return Err(
-            Diagnostic::error(
-                Code::OverBudget,
-                &essay.file,
-                line_span(content, &c.block, at),
-                format!(
-                    "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
-                    c.run, prepared.cost as f64, budget as f64
-                ),
-            )
-            .with_label("too costly to run")
-            .with_hint(format!(
-                "make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}",
-                census.cost_model()
-            )),
-        );
+        return Err(Diagnostic::error(
+            Code::OverBudget,
+            &essay.file,
+            line_span(content, &c.block, at),
+            format!(
+                "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
+                c.run, prepared.cost as f64, budget as f64
+            ),
+        )
+        .with_label("too costly to run")
+        .with_hint(format!("make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}", census.cost_model())));
     }
     Ok((census, prepared))
 }
@@ -293,13 +284,23 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
             if crate::figures::lookup(&f.plot).is_none() {
                 let kinds: Vec<&str> = crate::figures::KINDS.iter().map(|(k, _)| *k).collect();
                 diags.push(
-                    Diagnostic::error(Code::UnknownFigureKind, &essay.file, f.plot_span.clone(), format!("unknown figure kind `{}`", f.plot))
-                        .with_hint(format!("figure kinds: {}", kinds.join(", "))),
+                    Diagnostic::error(
+                        Code::UnknownFigureKind,
+                        &essay.file,
+                        f.plot_span.clone(),
+                        format!("unknown figure kind `{}`", f.plot),
+                    )
+                    .with_hint(format!("figure kinds: {}", kinds.join(", "))),
                 );
             } else if !essay.calls.iter().any(|c| c.id == f.from.id) {
                 diags.push(
-                    Diagnostic::error(Code::UnboundId, &essay.file, f.from_span.clone(), format!("no census result is bound to `{}`", f.from.id))
-                        .with_hint(check::unknown_id_hint(essay)),
+                    Diagnostic::error(
+                        Code::UnboundId,
+                        &essay.file,
+                        f.from_span.clone(),
+                        format!("no census result is bound to `{}`", f.from.id),
+                    )
+                    .with_hint(check::unknown_id_hint(essay)),
                 );
             }
         }
@@ -311,7 +312,12 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
 /// with what it is ("the page of essays/e.md").
 fn made_paths(loaded: &Loaded) -> BTreeMap<String, String> {
     let mut made = BTreeMap::new();
-    for (p, what) in [("index.html", "the index page"), ("404.html", "the 404 page"), ("search-index.json", "the search index"), ("feed.xml", "the feed")] {
+    for (p, what) in [
+        ("index.html", "the index page"),
+        ("404.html", "the 404 page"),
+        ("search-index.json", "the search index"),
+        ("feed.xml", "the feed"),
+    ] {
         made.insert(p.to_string(), what.to_string());
     }
     if !loaded.config.base_url.is_empty() {
@@ -509,7 +515,12 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                     ran.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = opts.cache.put(&call.key, name, &call.prepared.params, &call.fingerprint, &v) {
                         if let Ok(mut d) = diags.lock() {
-                            d.push(Diagnostic::warning(Code::CacheWriteFailed, ".countersign-cache", 0..0, format!("cannot store a result in the cache: {e}")));
+                            d.push(Diagnostic::warning(
+                                Code::CacheWriteFailed,
+                                ".countersign-cache",
+                                0..0,
+                                format!("cannot store a result in the cache: {e}"),
+                            ));
                         }
                     }
                     let v = Arc::new(v);
@@ -577,12 +588,17 @@ fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut C
             }
         }
         // Claims on ids whose call failed to plan were already reported; skip them.
-        let failed_ids: Vec<&str> =
-            essay.calls.iter().map(|c| c.id.as_str()).filter(|id| !bound.contains_key(*id)).chain(essay.broken_ids.iter().map(String::as_str)).collect();
+        let failed_ids: Vec<&str> = essay
+            .calls
+            .iter()
+            .map(|c| c.id.as_str())
+            .filter(|id| !bound.contains_key(*id))
+            .chain(essay.broken_ids.iter().map(String::as_str))
+            .collect();
         let (mut reports, diags) = check_one(i, essay, &bound);
-        let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags.into_iter().partition(|d| {
-            d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id))
-        });
+        let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags
+            .into_iter()
+            .partition(|d| d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id)));
         for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
             if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {
                 r.status = Status::Skipped;

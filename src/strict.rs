@@ -58,8 +58,13 @@ pub fn findings(essays: &[Essay], bound: Option<&[BTreeMap<String, Bound>]>) -> 
         for c in &e.claims {
             if let ClaimKind::Interpolate { path, .. } = &c.kind {
                 found.push(
-                    Diagnostic::error(Code::UncheckedInterpolation, &e.file, c.span.clone(), format!("`{{{{ {path} }}}}` prints a value but checks nothing"))
-                        .with_hint("state the value: {{ path = 523 }}, so that a change to the computation is caught"),
+                    Diagnostic::error(
+                        Code::UncheckedInterpolation,
+                        &e.file,
+                        c.span.clone(),
+                        format!("`{{{{ {path} }}}}` prints a value but checks nothing"),
+                    )
+                    .with_hint("state the value: {{ path = 523 }}, so that a change to the computation is caught"),
                 );
             }
         }
@@ -145,7 +150,8 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
             let mut j = i;
             while j < chars.len()
                 && (chars[j].1.is_numeric()
-                    || ((chars[j].1 == '.' || chars[j].1 == ',' && rule == Rule::Prose) && chars.get(j + 1).is_some_and(|x| x.1.is_numeric())))
+                    || ((chars[j].1 == '.' || chars[j].1 == ',' && rule == Rule::Prose)
+                        && chars.get(j + 1).is_some_and(|x| x.1.is_numeric())))
             {
                 j += 1;
             }
@@ -249,7 +255,9 @@ fn uncovered(e: &Essay, span: Range<usize>, paths: &Paths) -> Diagnostic {
             found[0]
         ),
     };
-    Diagnostic::error(Code::UncoveredNumber, &e.file, span, format!("`{text}` is a number no claim covers")).with_label("not checked").with_hint(hint)
+    Diagnostic::error(Code::UncoveredNumber, &e.file, span, format!("`{text}` is a number no claim covers"))
+        .with_label("not checked")
+        .with_hint(hint)
 }
 
 #[cfg(test)]
@@ -308,7 +316,10 @@ mod tests {
     fn hints_name_the_path_a_number_equals() {
         let mut bound = BTreeMap::new();
         let result = serde_json::json!({ "positions": 523, "by": [1, 40] });
-        bound.insert("g".to_string(), Bound { id: "g".into(), census: "c".into(), params: serde_json::json!({ "n": 40 }), result: result.into() });
+        bound.insert(
+            "g".to_string(),
+            Bound { id: "g".into(), census: "c".into(), params: serde_json::json!({ "n": 40 }), result: result.into() },
+        );
         let (essay, _) = crate::content::parse_essay("e.md", "e.md".into(), "---\ntitle: T\n---\n523 and 40 and 1,000\n".into());
         let f = findings(&[essay.unwrap()], Some(&[bound]));
         assert!(f[0].notes.join(" ").contains("`g.positions`"), "{:?}", f[0].notes);

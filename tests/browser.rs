@@ -379,8 +379,13 @@ fn every_page_of_the_real_site_in_chromium() {
     let site = tempfile::tempdir().expect("temp dir");
     let out = site.path().join("public");
     let lock = countersign::site::output::lock_output(&out, || {}).expect("lock the output folder");
-    countersign::site::output::write_atomically(&out, run.output.as_ref().expect("rendered"), &mut countersign::site::output::FsWriter, &lock)
-        .expect("write the site");
+    countersign::site::output::write_atomically(
+        &out,
+        run.output.as_ref().expect("rendered"),
+        &mut countersign::site::output::FsWriter,
+        &lock,
+    )
+    .expect("write the site");
     let shots = repo.join("target/browser");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
     let prefix = countersign::render::base_path(&run.loaded.config.base_url);

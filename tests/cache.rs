@@ -93,8 +93,7 @@ fn an_edited_claim_reuses_the_cached_census() {
 
 /// `check` on `root`: exit code and stderr.
 fn check(root: &Path) -> (Option<i32>, String) {
-    let out =
-        Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(root).args(["--no-color", "check"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(root).args(["--no-color", "check"]).output().unwrap();
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
@@ -110,7 +109,10 @@ fn an_edited_or_junk_entry_is_recomputed_and_reported_never_published() {
     std::fs::write(&entry, good.replacen(r#""positions":14,"#, r#""positions":15,"#, 1)).unwrap();
     let (code, stderr) = check(&root);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("the cached result of `sylver.census` is not trusted: its result does not match its hash; it is recomputed"), "{stderr}");
+    assert!(
+        stderr.contains("the cached result of `sylver.census` is not trusted: its result does not match its hash; it is recomputed"),
+        "{stderr}"
+    );
     assert!(stderr.contains("(1 ran, 0 from cache)"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&entry).unwrap(), good, "the entry was not replaced");
     // Junk: another shape of JSON, or bytes that are not JSON. Recomputed, no path error.

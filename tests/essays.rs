@@ -277,7 +277,8 @@ fn the_seed_ledger_is_honest() {
                             }
                             (Some(n), Some(Computed::Range(a, b))) => same(n, a) || same(n, b),
                             (Some(n), Some(Computed::List(l))) => {
-                                same(n, Q::int(l.len() as i128)) || l.iter().any(|x| matches!(x, Computed::Number(q, _) if same(n, q.clone())))
+                                same(n, Q::int(l.len() as i128))
+                                    || l.iter().any(|x| matches!(x, Computed::Number(q, _) if same(n, q.clone())))
                             }
                             _ => true,
                         };

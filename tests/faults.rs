@@ -106,7 +106,11 @@ fn whole(dir: &Path, old: &BTreeMap<PathBuf, Vec<u8>>, new: &BTreeMap<PathBuf, V
     } else if first_difference(new, &now).is_none() {
         "new"
     } else {
-        panic!("{when}: public/ is neither the old site nor the new one: {:?} / {:?}", first_difference(old, &now), first_difference(new, &now))
+        panic!(
+            "{when}: public/ is neither the old site nor the new one: {:?} / {:?}",
+            first_difference(old, &now),
+            first_difference(new, &now)
+        )
     }
 }
 
@@ -163,14 +167,7 @@ fn a_second_build_waits_for_the_first_and_both_publish_a_whole_site() {
     let new = snapshot(&reference);
     // The first build takes the lock and holds it until `go` exists.
     let go = tmp.path().join("go");
-    let first = bin()
-        .arg("--root")
-        .arg(&root)
-        .arg("build")
-        .env("COUNTERSIGN_HOLD_LOCK_UNTIL", &go)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let first = bin().arg("--root").arg(&root).arg("build").env("COUNTERSIGN_HOLD_LOCK_UNTIL", &go).stderr(Stdio::piped()).spawn().unwrap();
     wait_until_locked(&root);
     let mut second = bin().arg("--root").arg(&root).arg("build").stderr(Stdio::piped()).spawn().unwrap();
     let mut lines = std::io::BufReader::new(second.stderr.take().unwrap()).lines();

@@ -14,7 +14,13 @@ use serde_json::json;
 /// that takes longer than `limit`.
 fn judged_within(texts: Vec<String>, limit: Duration) {
     let (done, wait) = mpsc::channel();
-    let values = [json!({"num": 1, "den": 3}), json!({"num": 3, "den": 923}), json!({"num": 920, "den": 923}), json!(17), json!({"num": 1, "den": u64::MAX})];
+    let values = [
+        json!({"num": 1, "den": 3}),
+        json!({"num": 3, "den": 923}),
+        json!({"num": 920, "den": 923}),
+        json!(17),
+        json!({"num": 1, "den": u64::MAX}),
+    ];
     let count = texts.len();
     std::thread::spawn(move || {
         for t in &texts {
@@ -33,7 +39,8 @@ fn judged_within(texts: Vec<String>, limit: Duration) {
 
 #[test]
 fn a_huge_denominator_is_judged_at_once() {
-    let texts = ["one in 999,999,999,999,999,999", "one in 100,000,000", "two in 999999999999999999999999999999", "1 in 18446744073709551618"];
+    let texts =
+        ["one in 999,999,999,999,999,999", "one in 100,000,000", "two in 999999999999999999999999999999", "1 in 18446744073709551618"];
     judged_within(texts.iter().map(|s| s.to_string()).collect(), Duration::from_secs(30));
 }
 
@@ -56,8 +63,30 @@ impl Rng {
 /// points, number words, ordinals, " in ", " of ", " to ", "%", ", " and " and ".
 fn text(rng: &mut Rng) -> String {
     const PIECES: [&str; 24] = [
-        "9", "99", "999,", "999", ",999", "0", ".", "1", " in ", " of ", " to ", " out of ", "%", " per cent", ", ", " and ", "one", "hundred",
-        "thousand", "million", "ninety-nine", "thirds", "a ", "-",
+        "9",
+        "99",
+        "999,",
+        "999",
+        ",999",
+        "0",
+        ".",
+        "1",
+        " in ",
+        " of ",
+        " to ",
+        " out of ",
+        "%",
+        " per cent",
+        ", ",
+        " and ",
+        "one",
+        "hundred",
+        "thousand",
+        "million",
+        "ninety-nine",
+        "thirds",
+        "a ",
+        "-",
     ];
     let mut s = String::new();
     while s.chars().count() < 200 {

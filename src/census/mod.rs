@@ -231,9 +231,7 @@ impl Prepared {
 /// `resume_unwind`, so no panic hook prints a backtrace for what is reported as a
 /// diagnostic.
 fn unserializable(name: &str, e: &serde_json::Error) -> ! {
-    std::panic::resume_unwind(Box::new(format!(
-        "bug in census `{name}`: its result cannot be written as JSON ({e}); nothing was cached"
-    )))
+    std::panic::resume_unwind(Box::new(format!("bug in census `{name}`: its result cannot be written as JSON ({e}); nothing was cached")))
 }
 
 /// The message of a caught panic or unwind payload (a `String` or `&str`; empty otherwise).

@@ -21,8 +21,8 @@
 use num_bigint::BigInt;
 use num_traits::Signed;
 
-pub use super::ratio::{Fraction, RatioStyle};
 use super::ratio;
+pub use super::ratio::{Fraction, RatioStyle};
 use super::rational::{group_with, ten_to, Q};
 use super::words;
 
@@ -368,10 +368,9 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
         (Form::OfTotal(a, b, _), Computed::Number(_, Some((num, den)))) => {
             verdict(a.value == Q::int(num.clone()) && b.value == Q::int(den.clone()))
         }
-        (Form::OfTotal(..), _) => Verdict::WrongShape(format!(
-            "\"N of M\" states a share {{num, den}}; this path gives {}: state it in its own form",
-            c.kind()
-        )),
+        (Form::OfTotal(..), _) => {
+            Verdict::WrongShape(format!("\"N of M\" states a share {{num, den}}; this path gives {}: state it in its own form", c.kind()))
+        }
         (Form::Range(a, b), Computed::Range(x, y)) => verdict(num_matches(a, x) && num_matches(b, y)),
         (Form::Range(..), _) => Verdict::WrongShape(format!(
             "\"A to B\" states a range {{min, max}}; this path gives {}: state it in its own form, or index an element with [i]",
@@ -634,7 +633,10 @@ mod tests {
             assert!(matches!(check(&parse_stated(stated, false).unwrap(), &c), Verdict::WrongShape(_)), "{stated}");
         }
         assert!(matches!(check(&parse_stated("1 to 2", false).unwrap(), &Computed::from_json(&share(1, 2))), Verdict::WrongShape(_)));
-        assert!(matches!(check(&parse_stated("1 of 2", false).unwrap(), &Computed::from_json(&json!({"min": 1, "max": 2}))), Verdict::WrongShape(_)));
+        assert!(matches!(
+            check(&parse_stated("1 of 2", false).unwrap(), &Computed::from_json(&json!({"min": 1, "max": 2}))),
+            Verdict::WrongShape(_)
+        ));
         assert!(parse_stated("lots", false).is_none());
         // A percentage or ratio words against a count (8400% would be 84).
         for stated in ["8400%", "8400 per cent", "a third", "one in one"] {

@@ -90,9 +90,14 @@ pub struct ClaimReport {
 }
 
 fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
-    Diagnostic::error(Code::PathNotInResult, &essay.file, span, format!("`{path}` is not in the result of `{}` ({})", bound.id, bound.census))
-        .with_label(e.message.clone())
-        .with_hint(e.hint.clone())
+    Diagnostic::error(
+        Code::PathNotInResult,
+        &essay.file,
+        span,
+        format!("`{path}` is not in the result of `{}` ({})", bound.id, bound.census),
+    )
+    .with_label(e.message.clone())
+    .with_hint(e.hint.clone())
 }
 
 /// The hint for an id no census block of `essay` binds: the ids it does bind, or how to
@@ -108,9 +113,14 @@ pub fn unknown_id_hint(essay: &Essay) -> String {
 
 fn unknown_id(essay: &Essay, path: &Path, span: Range<usize>) -> Diagnostic {
     let hint = unknown_id_hint(essay);
-    Diagnostic::error(Code::UnboundId, &essay.file, span.start..span.start + path.id.len(), format!("no census result is bound to `{}`", path.id))
-        .with_label("unknown id")
-        .with_hint(hint)
+    Diagnostic::error(
+        Code::UnboundId,
+        &essay.file,
+        span.start..span.start + path.id.len(),
+        format!("no census result is bound to `{}`", path.id),
+    )
+    .with_label("unknown id")
+    .with_hint(hint)
 }
 
 fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) -> Result<(Q, String), Diagnostic> {
@@ -128,8 +138,13 @@ fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) ->
                     Ok((q, shown))
                 }
                 Computed::Bool(x) => Ok((Q::int(x as u8), x.to_string())),
-                c => Err(Diagnostic::error(Code::NotANumber, &essay.file, span.clone(), format!("`{p}` is not a number: it is {}", short(c.display())))
-                    .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
+                c => Err(Diagnostic::error(
+                    Code::NotANumber,
+                    &essay.file,
+                    span.clone(),
+                    format!("`{p}` is not a number: it is {}", short(c.display())),
+                )
+                .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
             }
         }
     }
@@ -206,9 +221,14 @@ fn check_path(
         }
         Verdict::WrongShape(why) => {
             diags.push(
-                Diagnostic::error(Code::Incomparable, &essay.file, stated_span.clone(), format!("`{stated}` cannot be compared with `{path}`"))
-                    .with_label(format!("computed: {}", shown))
-                    .with_hint(why),
+                Diagnostic::error(
+                    Code::Incomparable,
+                    &essay.file,
+                    stated_span.clone(),
+                    format!("`{stated}` cannot be compared with `{path}`"),
+                )
+                .with_label(format!("computed: {}", shown))
+                .with_hint(why),
             );
         }
     }

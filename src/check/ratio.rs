@@ -145,10 +145,13 @@ fn write(f: &Fraction) -> Option<String> {
             format!("{} {}", words::format(p, true)?, if p == 1 { one } else { many })
         }
         RatioStyle::In(ps, qs) => {
-            let num = |style: &NumStyle, v: &BigInt| write_num(&Num { value: Q::int(v.clone()), style: style.clone() }, &Q::int(v.clone())).ok();
+            let num =
+                |style: &NumStyle, v: &BigInt| write_num(&Num { value: Q::int(v.clone()), style: style.clone() }, &Q::int(v.clone())).ok();
             // "one in 250" may become "three in five": below a hundred, q follows p's words.
             let qs = match (ps, qs) {
-                (NumStyle::Words { and, .. }, NumStyle::Digits { .. }) if f.q < BigInt::from(100) => NumStyle::Words { capital: false, and: *and },
+                (NumStyle::Words { and, .. }, NumStyle::Digits { .. }) if f.q < BigInt::from(100) => {
+                    NumStyle::Words { capital: false, and: *and }
+                }
                 _ => qs.clone(),
             };
             format!("{} in {}", num(ps, &f.p)?, num(&qs, &f.q)?)
@@ -187,8 +190,5 @@ pub fn bless(f: &Fraction, v: &Q) -> Result<String, String> {
             return Ok(text);
         }
     }
-    Err(format!(
-        "no ratio in words of this kind is within 5 per cent of {} and a closest fraction; state a percentage, or `N of M`",
-        v
-    ))
+    Err(format!("no ratio in words of this kind is within 5 per cent of {} and a closest fraction; state a percentage, or `N of M`", v))
 }

@@ -118,7 +118,8 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 format!("in front matter: {}", e.message)
             };
             let r = super::char_span(source, at);
-            vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg).with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
+            vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg)
+                .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
         })?
     };
     let title_span = super::locate_keys(yaml, &["title"])
@@ -147,12 +148,17 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     let title = with_claims("title", raw.title, &mut diags).unwrap_or_default().trim().to_string();
     let summary = with_claims("summary", raw.summary, &mut diags);
     if title.is_empty() && diags.is_empty() {
-        diags.push(Diagnostic::error(Code::MissingTitle, file, title_span.clone(), "the essay has no title").with_hint("add `title: …` to the front matter"));
+        diags.push(
+            Diagnostic::error(Code::MissingTitle, file, title_span.clone(), "the essay has no title")
+                .with_hint("add `title: …` to the front matter"),
+        );
     }
     if let Some(d) = &raw.date {
         if !valid_date(d) {
             let at = super::locate_keys(yaml, &["date"]).map(|a| yaml_start + a).unwrap_or(0);
-            diags.push(Diagnostic::error(Code::BadDate, file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"));
+            diags.push(
+                Diagnostic::error(Code::BadDate, file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"),
+            );
         }
     }
     if let Some(a) = &raw.anchor {
@@ -166,7 +172,9 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     }
     if raw.rung == Some(0) {
         let at = super::locate_keys(yaml, &["rung"]).map(|a| yaml_start + a).unwrap_or(0);
-        diags.push(Diagnostic::error(Code::BadRung, file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"));
+        diags.push(
+            Diagnostic::error(Code::BadRung, file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"),
+        );
     }
     if !diags.is_empty() {
         return Err(diags);

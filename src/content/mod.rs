@@ -313,8 +313,13 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                     };
                     if !is_identifier(&h.id) || figures.iter().any(|f| f.id == h.id) {
                         diags.push(
-                            Diagnostic::error(Code::DuplicateFigureId, file, block_key_span(&b, "id"), format!("figure id `{}` is not a fresh identifier", h.id))
-                                .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
+                            Diagnostic::error(
+                                Code::DuplicateFigureId,
+                                file,
+                                block_key_span(&b, "id"),
+                                format!("figure id `{}` is not a fresh identifier", h.id),
+                            )
+                            .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
                         );
                         continue;
                     }
@@ -435,7 +440,8 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
                     e.io_error().map(|io| io.to_string()).unwrap_or_else(|| e.to_string())
                 };
                 diags.push(
-                    Diagnostic::error(Code::ReadFailed, p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry"),
+                    Diagnostic::error(Code::ReadFailed, p, 0..0, format!("cannot read essays: {why}"))
+                        .with_hint("remove the loop or the unreadable entry"),
                 );
             }
         }

@@ -87,14 +87,22 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
     // The HTML for each reference: (opening or whole, closing).
     let mut parts: Vec<(String, String)> = Vec::with_capacity(body.refs.len());
     for rf in &body.refs {
-        let err = |code: Code, msg: String, hint: String| Diagnostic::error(code, &essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint);
+        let err = |code: Code, msg: String, hint: String| {
+            Diagnostic::error(code, &essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint)
+        };
         let html = match &rf.kind {
-            RefKind::Essay { target, heading, own_text } => essay_link(essay, body, ctx, (target, heading.as_deref(), *own_text), &err, &mut r),
+            RefKind::Essay { target, heading, own_text } => {
+                essay_link(essay, body, ctx, (target, heading.as_deref(), *own_text), &err, &mut r)
+            }
             RefKind::Cite { keys, year_only } => (citation(ctx, keys, *year_only, &err, &mut r), String::new()),
             RefKind::Figure(id) => match figures.iter().position(|f| f == id) {
                 Some(i) => (format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), String::new()),
                 None => {
-                    r.diags.push(err(Code::UnknownFigure, format!("no figure `{id}` in this essay"), format!("figures: {}", figures.join(", "))));
+                    r.diags.push(err(
+                        Code::UnknownFigure,
+                        format!("no figure `{id}` in this essay"),
+                        format!("figures: {}", figures.join(", ")),
+                    ));
                     (format!("Figure {}", escape(id)), String::new())
                 }
             },
@@ -139,7 +147,14 @@ type ErrAt<'e> = dyn Fn(Code, String, String) -> Diagnostic + 'e;
 /// The HTML of a link to an essay (`link`: target, heading, own text): opening and
 /// closing around the author's text, or the whole link. A missing essay is an error unless
 /// it is planned; a missing heading is an error.
-fn essay_link(essay: &Essay, body: &Body, ctx: &Context, link: (&str, Option<&str>, bool), err: &ErrAt, r: &mut Resolved) -> (String, String) {
+fn essay_link(
+    essay: &Essay,
+    body: &Body,
+    ctx: &Context,
+    link: (&str, Option<&str>, bool),
+    err: &ErrAt,
+    r: &mut Resolved,
+) -> (String, String) {
     let (target, heading, own_text) = link;
     let found = if target.is_empty() { None } else { find_essay(ctx.essays, target) };
     if !target.is_empty() && found.is_none() {

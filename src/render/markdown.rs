@@ -118,11 +118,18 @@ enum Item<'a> {
     Claim(usize),
     /// `$…$` or `$$…$$` with its claims' text put in; `filled` when it had claims (its
     /// LaTeX errors then point at the whole math).
-    Math { latex: String, display: bool, filled: bool },
+    Math {
+        latex: String,
+        display: bool,
+        filled: bool,
+    },
     /// A whole reference (a citation, a cross-reference, a link without its own text).
     Mark(usize),
     /// The start or end of a link to an essay around text the author wrote.
-    LinkMark { reference: usize, closing: bool },
+    LinkMark {
+        reference: usize,
+        closing: bool,
+    },
 }
 
 /// Items with their byte ranges in their fragment's text.
@@ -167,7 +174,8 @@ impl Fragment<'_> {
             i = at + 2;
             let Some(close) = crate::content::scan::claim_close(&s[at + 2..]) else { continue };
             let written = &s[at..at + close + 4];
-            let here = self.claims.iter().find(|(sp, _)| range.start <= sp.start && sp.end <= range.end && &self.text[sp.clone()] == written);
+            let here =
+                self.claims.iter().find(|(sp, _)| range.start <= sp.start && sp.end <= range.end && &self.text[sp.clone()] == written);
             if let Some(k) = here.map(|(_, k)| *k).or_else(|| by_text.get(written).copied()) {
                 out.push((at..at + written.len(), k));
                 i = at + written.len();
@@ -305,7 +313,8 @@ impl<'a> Renderer<'a> {
         match tag {
             Tag::Link { link_type, dest_url, title, id } => {
                 let target = matches!(link_type, LinkType::WikiLink { .. }) || dest_url.starts_with("essay:");
-                let dest_url = if target { self.fill(frag, dest_url, range) } else { self.refuse(frag, dest_url, range, "a link's destination") };
+                let dest_url =
+                    if target { self.fill(frag, dest_url, range) } else { self.refuse(frag, dest_url, range, "a link's destination") };
                 Tag::Link { link_type, dest_url, title: self.fill(frag, title, range), id }
             }
             Tag::Image { link_type, dest_url, title, id } => {
@@ -358,9 +367,14 @@ impl<'a> Renderer<'a> {
         let from = range.start + open;
         for (span, _) in frag.claims.iter().filter(|(sp, _)| from < sp.start && sp.end <= range.end) {
             self.diags.push(
-                Diagnostic::error(Code::ClaimMisplaced, &self.essay.file, frag.to_file(span.clone()), "a claim cannot go in a heading's `{#id}`")
-                    .with_label("in this claim")
-                    .with_hint("an id is not read as text: state the number in the heading's text (its id leaves stated values out)"),
+                Diagnostic::error(
+                    Code::ClaimMisplaced,
+                    &self.essay.file,
+                    frag.to_file(span.clone()),
+                    "a claim cannot go in a heading's `{#id}`",
+                )
+                .with_label("in this claim")
+                .with_hint("an id is not read as text: state the number in the heading's text (its id leaves stated values out)"),
             );
         }
     }
@@ -368,14 +382,20 @@ impl<'a> Renderer<'a> {
     /// The math `m` (event at `range`) with its claims' text put in.
     fn math_claims(&mut self, frag: &Fragment<'a>, m: &str, range: &Range<usize>, display: bool) -> Item<'a> {
         let inner = range.start + if display { 2 } else { 1 };
-        let claims: Vec<&(Range<usize>, usize)> = frag.claims.iter().filter(|(s, _)| range.start <= s.start && s.end <= range.end).collect();
+        let claims: Vec<&(Range<usize>, usize)> =
+            frag.claims.iter().filter(|(s, _)| range.start <= s.start && s.end <= range.end).collect();
         if claims.is_empty() {
             return Item::Math { latex: m.to_string(), display, filled: false };
         }
         if frag.text.get(inner..inner + m.len()) != Some(m) {
             self.diags.push(
-                Diagnostic::error(Code::ClaimMisplaced, &self.essay.file, frag.to_file(range.clone()), "a claim in this math cannot be placed")
-                    .with_hint("write the math on one line, without a block quote's `>` inside it"),
+                Diagnostic::error(
+                    Code::ClaimMisplaced,
+                    &self.essay.file,
+                    frag.to_file(range.clone()),
+                    "a claim in this math cannot be placed",
+                )
+                .with_hint("write the math on one line, without a block quote's `>` inside it"),
             );
             return Item::Math { latex: m.to_string(), display, filled: false };
         }
@@ -877,7 +897,6 @@ pub fn heading_id(text: &str) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -905,10 +924,15 @@ mod tests {
 
     #[test]
     fn private_use_characters_an_author_writes_are_kept() {
-        let body = "A \u{E000}0\u{E001} and \u{E002}0\u{E003} with {{ plain 5 }} and `\u{E000}1\u{E001}`.\n\n## \u{E002}1\u{E003} {{ plain 5 }}\n";
+        let body =
+            "A \u{E000}0\u{E001} and \u{E002}0\u{E003} with {{ plain 5 }} and `\u{E000}1\u{E001}`.\n\n## \u{E002}1\u{E003} {{ plain 5 }}\n";
         let (_, b, d) = rendered(body, &[]);
         assert!(d.is_empty(), "{d:?}");
-        assert!(b.html.contains("A \u{E000}0\u{E001} and \u{E002}0\u{E003} with <c>5</c> and <code>\u{E000}1\u{E001}</code>."), "{}", b.html);
+        assert!(
+            b.html.contains("A \u{E000}0\u{E001} and \u{E002}0\u{E003} with <c>5</c> and <code>\u{E000}1\u{E001}</code>."),
+            "{}",
+            b.html
+        );
         assert_eq!(b.headings[0].text, "\u{E002}1\u{E003} 5");
         assert!(b.marks.is_empty());
     }

@@ -315,8 +315,10 @@ fn draw_figures(
                     Some(k) => crate::content::block_key_span(&f.block, k),
                     None => f.from_span.clone(),
                 };
-                diags
-                    .push(Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message)).with_hint(e.hint));
+                diags.push(
+                    Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
+                        .with_hint(e.hint),
+                );
                 html.push(String::new());
             }
         }

@@ -160,7 +160,11 @@ fn describe(cycle: &[Node]) -> String {
         _ => {
             let mut chain: Vec<String> = cycle.iter().map(Node::shown).collect();
             chain.push(first.shown());
-            let what = if cycle.iter().all(|n| matches!(n, Node::Template(_))) { "templates include each other" } else { "macros call each other" };
+            let what = if cycle.iter().all(|n| matches!(n, Node::Template(_))) {
+                "templates include each other"
+            } else {
+                "macros call each other"
+            };
             format!("{what} in a cycle ({}), so rendering would never end", chain.join(" → "))
         }
     }
@@ -212,7 +216,9 @@ pub fn find(list: &[(String, String)]) -> Vec<Diagnostic> {
         .map(|(cycle, file, at)| {
             Diagnostic::error(Code::TemplateCycle, format!("templates/{file}"), at, describe(&cycle))
                 .with_label("this closes the cycle")
-                .with_hint("break the cycle: tera follows it until the stack overflows (recursive macros are refused, even ones that would stop)")
+                .with_hint(
+                    "break the cycle: tera follows it until the stack overflows (recursive macros are refused, even ones that would stop)",
+                )
         })
         .collect()
 }
@@ -231,7 +237,10 @@ mod tests {
 
     #[test]
     fn self_includes_include_cycles_and_recursive_macros_are_found() {
-        assert_eq!(messages(&[("a.html", "x {% include \"a.html\" %}")]), ["templates/a.html 2..24 a.html includes itself, so rendering it would never end"]);
+        assert_eq!(
+            messages(&[("a.html", "x {% include \"a.html\" %}")]),
+            ["templates/a.html 2..24 a.html includes itself, so rendering it would never end"]
+        );
         assert_eq!(
             messages(&[("a.html", "{%- include 'b.html' -%}"), ("b.html", "{% include \"a.html\" %}")]),
             ["templates/b.html 0..22 templates include each other in a cycle (a.html → b.html → a.html), so rendering would never end"]

@@ -174,8 +174,13 @@ impl Config {
                     _ => 0,
                 };
                 Err(Box::new((
-                    Diagnostic::error(Code::BadConfig, FILE, crate::content::char_span(&text, at), format!("in the site configuration: {}", e.message))
-                        .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
+                    Diagnostic::error(
+                        Code::BadConfig,
+                        FILE,
+                        crate::content::char_span(&text, at),
+                        format!("in the site configuration: {}", e.message),
+                    )
+                    .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
                     Some(text),
                 )))
             }

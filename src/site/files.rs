@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::diag::{Code, Diagnostic};
-use crate::source::{SourceError, STATIC_LIMIT, TEXT_LIMIT};
 use crate::render::{bib, BUILTIN_STATIC, BUILTIN_TEMPLATES};
+use crate::source::{SourceError, STATIC_LIMIT, TEXT_LIMIT};
 
 /// Templates, static files and the bibliography's text, as read from a site.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,7 +100,9 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
                 let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
                 match read(e.path(), limit) {
                     Ok(b) => found.push((rel, b)),
-                    Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}"))),
+                    Err(err) => {
+                        diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}")))
+                    }
                 }
             }
             Ok(_) => {}
