@@ -1,20 +1,28 @@
 //! Fixture sites under tests/sites/: each folder is a site and states, in `expect.yaml`,
-//! the exit code of `countersign check` and strings its diagnostics must contain
-//! (file:line:column and message). No case may panic.
+//! the exit code of `countersign check` and every diagnostic it shows, by code and place.
+//! No case may panic.
 //!
 //! ```yaml
 //! command: [check]          # optional; default [check, --no-cache]; `$OUT` in an
 //!                           # argument is a fresh folder outside the case (for build)
 //! exit: 1
-//! stderr:                   # each must occur in stderr
-//!   - "essays/bad.md:12:23"
-//!   - "unknown field `extra`"
+//! diagnostics:              # required: every diagnostic shown, in order, as
+//!   - error[unknown-census] essays/bad.md:12:23    # `severity[code] file:line:column`
+//!   - warning[planned-link] essays/bad.md:14:1     # (`severity[code] file` when the
+//!                                                   # diagnostic has no span); [] for none
+//! stderr:                   # optional; each must occur in stderr (message text, the
+//!   - "unknown field `extra`"  # summary line: a secondary check, never the only one)
 //! stderr_lacks:             # optional; each must not occur in stderr
 //!   - "no census result is bound"
 //! symlinks:                 # optional; made by the test (never committed, so a
 //!   essays/gone.md: nowhere.md   # Windows checkout stays whole): link -> target; the
 //!                           # case then runs in a copy, and only where symlinks exist
 //! ```
+//!
+//! The diagnostics are read from the rendered stderr: each `error[code]: …` or
+//! `warning[code]: …` header and the `┌─ file:line:column` (or `= in file`) under it. A
+//! case therefore fails when a diagnostic appears, disappears, changes code or moves,
+//! whatever its message says; rewording a message breaks only a `stderr:` line.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,6 +33,8 @@ struct Expect {
     #[serde(default)]
     command: Option<Vec<String>>,
     exit: i32,
+    /// Every diagnostic shown, in order: `error[code] file:line:column`.
+    diagnostics: Vec<String>,
     #[serde(default)]
     stderr: Vec<String>,
     #[serde(default)]
@@ -35,6 +45,38 @@ struct Expect {
     /// Symlinks to make in a copy of the case before running it: link path -> target.
     #[serde(default)]
     symlinks: std::collections::BTreeMap<String, String>,
+}
+
+/// The diagnostics rendered in `stderr`, in order, as `severity[code] place`: the place
+/// is the `┌─ file:line:column` under the header, or the file of its `= in file` note.
+fn shown_diagnostics(stderr: &str) -> Vec<String> {
+    let mut shown = Vec::new();
+    let mut lines = stderr.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(head) = diagnostic_head(line) else { continue };
+        let mut place = String::from("(no place)");
+        while let Some(next) = lines.peek() {
+            if diagnostic_head(next).is_some() {
+                break;
+            }
+            let next = lines.next().unwrap().trim_start();
+            if let Some(at) = next.strip_prefix("┌─ ").or_else(|| next.strip_prefix("= in ")) {
+                place = at.trim_end().to_string();
+                break;
+            }
+        }
+        shown.push(format!("{head} {place}"));
+    }
+    shown
+}
+
+/// `error[code]` when `line` is a diagnostic's header (`error[code]: message`).
+fn diagnostic_head(line: &str) -> Option<&str> {
+    let severity = ["error[", "warning["].into_iter().find(|s| line.starts_with(s))?;
+    let end = line.find("]: ")?;
+    let code = &line[severity.len()..end];
+    let kebab = !code.is_empty() && code.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    kebab.then(|| &line[..=end])
 }
 
 /// A copy of `case` with `links` made in it, or None where this platform has no symlinks
@@ -135,6 +177,10 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
         if stderr.contains("panicked") {
             problems.push("panicked".into());
         }
+        let shown = shown_diagnostics(&stderr);
+        if shown != expect.diagnostics {
+            problems.push(format!("diagnostics shown:\n{}\nexpected:\n{}", yaml_list(&shown), yaml_list(&expect.diagnostics)));
+        }
         for s in &expect.stderr {
             if !stderr.contains(s.as_str()) {
                 problems.push(format!("stderr lacks {s:?}"));
@@ -155,4 +201,25 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
         }
     }
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// `items` as the lines of a YAML list, as `expect.yaml` writes them.
+fn yaml_list(items: &[String]) -> String {
+    if items.is_empty() {
+        return "  []".into();
+    }
+    items.iter().map(|i| format!("  - {i}")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn diagnostics_are_read_from_their_headers_and_places() {
+    let stderr = "error[claim-mismatch]: the essay says 15\n   ┌─ essays/e.md:11:29\n   │\n\
+                  warning[planned-link]: a planned essay\n = in essays\n\
+                  error: the output folder is inside essays/\n\
+                  error[bad-date]: a message\nwith a second line\n  ┌─ essays/d.md:2:7\n";
+    assert_eq!(
+        shown_diagnostics(stderr),
+        ["error[claim-mismatch] essays/e.md:11:29", "warning[planned-link] essays", "error[bad-date] essays/d.md:2:7"]
+    );
+    assert_eq!(shown_diagnostics("error[claim-mismatch]: no place\n"), ["error[claim-mismatch] (no place)"]);
 }
