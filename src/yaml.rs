@@ -56,10 +56,38 @@ fn flow_too_deep(text: &str) -> Option<usize> {
     None
 }
 
+/// What kind of problem a [`YamlError`] is, so callers decide by kind and never by the
+/// message's words (which may be reworded here or by the parser).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YamlErrorKind {
+    /// The text is not well-formed YAML (an unclosed quote, a bad indent, a tab).
+    Syntax,
+    /// A value of another type stands where a mapping of keys to values was expected (a
+    /// list or a scalar as a whole document, or as a field that takes a mapping).
+    NotAMapping,
+    /// A value of the wrong type or out of its type's range (`rung: -1`, `title: {a: b}`).
+    WrongType,
+    /// A key the target does not know.
+    UnknownField,
+    /// A key the target needs is absent.
+    MissingField,
+    /// The text is over [`MAX_YAML_BYTES`].
+    TooLarge,
+    /// Brackets or nodes nested deeper than the limits allow.
+    TooDeep,
+    /// Aliases expand to too much data (an alias bomb).
+    AliasBomb,
+    /// Anything else serde reports (a custom error of a `Deserialize` impl).
+    Other,
+}
+
 /// A YAML error with its position, 1-based, within the text that was parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct YamlError {
-    /// The parser's or deserializer's message, without its own "at line" suffix.
+    /// What went wrong, for callers to act on.
+    pub kind: YamlErrorKind,
+    /// The parser's or deserializer's message, without its own "at line" suffix: for the
+    /// reader, never to be compared.
     pub message: String,
     /// 1-based line within the parsed text, when the parser knows it.
     pub line: Option<usize>,
@@ -81,6 +109,7 @@ impl std::fmt::Display for YamlError {
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     if text.len() > MAX_YAML_BYTES {
         return Err(YamlError {
+            kind: YamlErrorKind::TooLarge,
             message: format!("YAML of {} bytes is over the limit of {MAX_YAML_BYTES}", text.len()),
             line: Some(1),
             column: Some(1),
@@ -89,6 +118,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     if let Some(at) = flow_too_deep(text) {
         let before = &text[..at];
         return Err(YamlError {
+            kind: YamlErrorKind::TooDeep,
             message: format!("YAML nested too deeply: more than {MAX_FLOW_DEPTH} levels of brackets"),
             line: Some(before.matches('\n').count() + 1),
             column: Some(before.rsplit('\n').next().unwrap_or("").chars().count() + 1),
@@ -97,6 +127,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
     serde_yaml::from_str(text).map_err(|e| {
         let loc = e.location();
         let full = e.to_string();
+        let mut kind = kind_of(&full);
         let mut message = full.clone();
         let mut line = loc.as_ref().map(|l| l.line());
         let mut column = loc.as_ref().map(|l| l.column());
@@ -122,11 +153,15 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
         if let Some(i) = message.find("expected struct ") {
             message.truncate(i);
             message.push_str("expected a mapping of keys to values");
+            if kind == YamlErrorKind::WrongType {
+                kind = YamlErrorKind::NotAMapping;
+            }
         }
         // Alias bombs and deep nesting are refused by serde_yaml without a position; point
         // at the first alias (or the start) and say what happened in the user's terms.
         if message.contains("repetition limit exceeded") || message.contains("recursion limit exceeded") {
             let bomb = message.contains("repetition");
+            kind = if bomb { YamlErrorKind::AliasBomb } else { YamlErrorKind::TooDeep };
             message = if bomb {
                 "YAML aliases expand to too much data (repetition limit exceeded); an alias bomb?".to_string()
             } else {
@@ -139,8 +174,34 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
                 column = Some(before.rsplit('\n').next().unwrap_or("").chars().count() + 1);
             }
         }
-        YamlError { message, line, column }
+        YamlError { kind, message, line, column }
     })
+}
+
+/// The kind of a serde_yaml error, from its text: serde_yaml 0.9 exposes no error kind,
+/// so this is the one place that reads the parser's words (serde's `de::Error` messages,
+/// "invalid type: …", "unknown field …", and libyaml's scanner and parser errors, which
+/// carry no serde prefix). The limits refused before parsing have their kinds set where
+/// they are refused.
+fn kind_of(full: &str) -> YamlErrorKind {
+    const SERDE: [(&str, YamlErrorKind); 5] = [
+        ("invalid type: ", YamlErrorKind::WrongType),
+        ("invalid value: ", YamlErrorKind::WrongType),
+        ("invalid length ", YamlErrorKind::WrongType),
+        ("unknown field ", YamlErrorKind::UnknownField),
+        ("missing field ", YamlErrorKind::MissingField),
+    ];
+    // serde_yaml prefixes a deserializer's error with the path of the key: "title: invalid type: …".
+    let serde = SERDE.iter().find(|(p, _)| full.starts_with(p) || full.contains(&format!(": {p}")));
+    if let Some((_, kind)) = serde {
+        return *kind;
+    }
+    let libyaml = ["while scanning", "while parsing", "found ", "did not find", "could not find", "mapping values are not allowed"];
+    if libyaml.iter().any(|w| full.contains(w)) {
+        YamlErrorKind::Syntax
+    } else {
+        YamlErrorKind::Other
+    }
 }
 
 /// The context of a libyaml error message ("while scanning a quoted scalar") and its
@@ -190,6 +251,7 @@ mod tests {
     #[test]
     fn unclosed_quote_points_at_its_opening() {
         let e = from_str::<S>("a: 1\nb: \"open\nc: 2\n").unwrap_err();
+        assert_eq!(e.kind, YamlErrorKind::Syntax, "{e:?}");
         assert!(e.message.contains("while scanning a quoted scalar"), "{e:?}");
         assert_eq!((e.line, e.column), (Some(2), Some(4)), "{e:?}");
     }
@@ -197,6 +259,7 @@ mod tests {
     #[test]
     fn rust_type_names_are_not_shown() {
         let e = from_str::<S>("- 1\n- 2\n").unwrap_err();
+        assert_eq!(e.kind, YamlErrorKind::NotAMapping, "{e:?}");
         assert!(e.message.contains("expected a mapping") && !e.message.contains("struct"), "{e:?}");
     }
 
@@ -207,6 +270,7 @@ mod tests {
             t.push_str(&format!("{n}: &{n} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"));
         }
         let e = from_str::<serde_json::Value>(&t).unwrap_err();
+        assert_eq!(e.kind, YamlErrorKind::AliasBomb, "{e:?}");
         assert!(e.message.contains("alias"), "{e:?}");
         assert_eq!(e.line, Some(2), "{e:?}");
     }
@@ -216,6 +280,7 @@ mod tests {
         // 100,000 levels took libyaml five minutes; the pre-scan refuses at level 65.
         let t = format!("a: 1\nb: {}{}", "[".repeat(100_000), "]".repeat(100_000));
         let e = from_str::<serde_json::Value>(&t).unwrap_err();
+        assert_eq!(e.kind, YamlErrorKind::TooDeep, "{e:?}");
         assert!(e.message.contains("nested too deeply"), "{e:?}");
         assert_eq!((e.line, e.column), (Some(2), Some(4 + MAX_FLOW_DEPTH)), "{e:?}");
         // Brackets in quotes and comments do not count; ordinary nesting passes.
@@ -223,5 +288,34 @@ mod tests {
         assert!(from_str::<serde_json::Value>(&deep_in_strings).is_ok());
         let at_limit = format!("{}{}", "[".repeat(MAX_FLOW_DEPTH), "]".repeat(MAX_FLOW_DEPTH));
         assert!(from_str::<serde_json::Value>(&at_limit).is_ok());
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Outer {
+        a: u32,
+        inner: Option<S>,
+    }
+
+    #[test]
+    fn every_error_has_its_kind() {
+        let cases = [
+            ("a: 1\nb: 2\n", YamlErrorKind::UnknownField),
+            ("inner: {a: 1}\n", YamlErrorKind::MissingField),
+            ("a: -1\n", YamlErrorKind::WrongType),
+            ("a: [1]\n", YamlErrorKind::WrongType),
+            // Read lazily: `a: 1 b` is a string where a number was wanted.
+            ("a: 1\n  b: 2\n", YamlErrorKind::WrongType),
+            ("a: 1\ninner: [1]\n", YamlErrorKind::NotAMapping),
+            ("just a line\n", YamlErrorKind::NotAMapping),
+            ("a: 'open\n", YamlErrorKind::Syntax),
+            ("a: 1\ninner: {a: 1\n", YamlErrorKind::Syntax),
+        ];
+        for (text, want) in cases {
+            let e = from_str::<Outer>(text).unwrap_err();
+            assert_eq!(e.kind, want, "{text:?}: {e:?}");
+        }
+        assert_eq!(from_str::<Outer>(&"a".repeat(MAX_YAML_BYTES + 1)).unwrap_err().kind, YamlErrorKind::TooLarge);
     }
 }

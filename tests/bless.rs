@@ -51,7 +51,7 @@ fn bless_refuses_a_form_that_cannot_hold_the_value() {
     std::fs::write(root.join("essays/e.md"), essay).unwrap();
     let (code, _, err) = countersign(root, &["check", "--no-cache", "--bless"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("cannot bless `a quarter`"), "{err}");
+    assert!(err.contains("error[bless-refused]: cannot bless `a quarter`"), "{err}");
     assert!(err.contains("essays/e.md:11:"), "{err}");
     assert_eq!(std::fs::read_to_string(root.join("essays/e.md")).unwrap(), essay);
 }

@@ -110,7 +110,7 @@ fn an_edited_or_junk_entry_is_recomputed_and_reported_never_published() {
     let (code, stderr) = check(&root);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stderr.contains("the cached result of `sylver.census` is not trusted: its result does not match its hash; it is recomputed"),
+        stderr.contains("warning[cache-entry-bad]: the cached result of `sylver.census` is not trusted: its result does not match its hash; it is recomputed"),
         "{stderr}"
     );
     assert!(stderr.contains("(1 ran, 0 from cache)"), "{stderr}");
@@ -120,7 +120,7 @@ fn an_edited_or_junk_entry_is_recomputed_and_reported_never_published() {
         std::fs::write(&entry, junk).unwrap();
         let (code, stderr) = check(&root);
         assert_eq!(code, Some(0), "{stderr}");
-        assert!(stderr.contains("is not trusted: it is not a cache entry"), "{stderr}");
+        assert!(stderr.contains("warning[cache-entry-bad]") && stderr.contains("is not trusted: it is not a cache entry"), "{stderr}");
         assert!(!stderr.contains("error:"), "{stderr}");
         assert_eq!(std::fs::read_to_string(&entry).unwrap(), good);
     }

@@ -52,6 +52,7 @@ fn a_result_that_does_not_serialize_is_a_bug_diagnostic_and_is_not_cached() {
         let results = pipeline::compute(&plan, &opts);
         assert!(results.values[0].is_none(), "a result that does not serialize must not become a value (null)");
         assert_eq!(results.stats.cached, 0, "nothing may come from the cache");
+        assert!(results.diags.iter().any(|d| d.code == countersign::diag::Code::CensusPanicked), "{:?}", results.diags);
         let messages: Vec<&str> = results.diags.iter().map(|d| d.message.as_str()).collect();
         assert!(
             messages.iter().any(|m| m.contains("bug in census `test.tuple_keys`") && m.contains("cannot be written as JSON")),

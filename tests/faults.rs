@@ -327,7 +327,7 @@ fn a_fifo_or_a_huge_file_as_a_source_is_a_diagnostic_not_a_hang() {
     std::fs::write(&big, text).unwrap();
     let (code, stderr) = check(&root);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("essays/big.md") && stderr.contains("larger than the limit of 16 MiB"), "{stderr}");
+    assert!(stderr.contains("error[read-failed]") && stderr.contains("essays/big.md") && stderr.contains("larger than the limit of 16 MiB"), "{stderr}");
     assert!(stderr.contains("1 essay"), "{stderr}");
 }
 

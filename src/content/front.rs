@@ -112,7 +112,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 (Some(l), Some(c)) => yaml_start + super::offset_of(yaml, l, c),
                 _ => yaml_start,
             };
-            let msg = if e.message.contains("invalid type") && e.message.contains("expected a mapping") {
+            let msg = if e.kind == crate::yaml::YamlErrorKind::NotAMapping {
                 "front matter must be a mapping of keys to values".to_string()
             } else {
                 format!("in front matter: {}", e.message)

@@ -358,7 +358,7 @@ mod tests {
         assert!(scan("$\\frac{{a}}{2}$ and $x_{{{ plain 3 }}}$", 0).claims.is_empty());
         // ... but one in raw HTML (not a comment) would be published unchecked: an error.
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
-        assert!(s.errors[0].message.contains("raw HTML") && text[s.errors[0].span.clone()] == *"{{ x.i = 9 }}");
+        assert!(s.errors[0].code == Code::ClaimInHtml && text[s.errors[0].span.clone()] == *"{{ x.i = 9 }}");
         let s = scan("<div>\n{{ x.a = 1 }} and {{ not a claim }}\n<!--\n{{ x.b = 2 }}\n-->\n</div>\n", 0);
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
         assert!(s.claims.is_empty());
@@ -369,6 +369,7 @@ mod tests {
         let s = scan("\\{{ not a claim }} but {{ x.y = 3 }}\n\n{{ x.z = 4\n\nnext", 0);
         assert_eq!(stated(&s), vec!["3"]);
         assert_eq!(s.errors.len(), 1);
+        assert_eq!(s.errors[0].code, Code::ClaimSyntax, "{:?}", s.errors);
         assert!(s.errors[0].message.contains("unterminated"));
         // A blank line of spaces, a CRLF blank line, or a block quote's blank `>` line
         // ends the paragraph too.
@@ -405,6 +406,7 @@ mod tests {
         assert_eq!(stated(&s), vec!["1"]);
         assert!(s.blocks.is_empty());
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert_eq!(s.errors[0].code, Code::UnterminatedFence, "{:?}", s.errors);
         assert!(s.errors[0].message.contains("census block is never closed"));
         // Closed fences, in containers too, are fine; so are longer closing fences.
         for ok in ["```\nx\n```\n", "~~~~\nx\n~~~~~\n", "> ```census\n> id: a\n> ```\n", "- ```\n  x\n  ```\n", "```\n```"] {

@@ -195,6 +195,6 @@ mod tests {
         let (b, d) = parse("a:\n  type: article\n  title: [unclosed\n");
         assert!(b.entries.is_empty());
         assert_eq!(d.len(), 1);
-        assert!(d[0].message.contains("bibliography"), "{}", d[0].message);
+        assert_eq!(d[0].code, crate::diag::Code::BadBibliography, "{:?}", d);
     }
 }

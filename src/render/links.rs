@@ -282,7 +282,7 @@ mod tests {
         let t = targets();
         let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
         assert_eq!(r.diags.len(), 1);
-        assert!(r.diags[0].message.contains("does not exist"), "{}", r.diags[0].message);
+        assert_eq!(r.diags[0].code, crate::diag::Code::UnknownEssay, "{:?}", r.diags);
         let at = e.source.find("[[").unwrap_or(0);
         assert_eq!(r.diags[0].span.start, at);
         let planned = vec!["The move that gives counters back".to_string()];
@@ -299,6 +299,7 @@ mod tests {
         let t = targets();
         let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
         assert_eq!(r.diags.len(), 1);
+        assert_eq!(r.diags[0].code, crate::diag::Code::UnknownHeading, "{:?}", r.diags);
         assert!(r.diags[0].message.contains("no heading `nowhere`"), "{}", r.diags[0].message);
     }
 
@@ -317,6 +318,7 @@ mod tests {
         assert!(r.html.contains("class=\"eq-number\">(1)</span>"), "{}", r.html);
         assert_eq!(r.cited, vec!["welter1954".to_string()]);
         assert_eq!(r.diags.len(), 1, "{:?}", r.diags);
+        assert_eq!(r.diags[0].code, crate::diag::Code::UnknownCitation, "{:?}", r.diags);
         assert!(r.diags[0].message.contains("`nobody`"));
     }
 }
