@@ -63,6 +63,8 @@ codes! {
     TemplateError = "template-error",
     /// Templates include each other in a cycle, or a macro calls itself.
     TemplateCycle = "template-cycle",
+    /// A template extends, imports or includes a template that does not exist.
+    UnknownTemplate = "unknown-template",
     // Essays: files and front matter.
     /// An essay's file name gives an empty slug.
     EmptySlug = "empty-slug",

@@ -244,12 +244,14 @@ pub fn plan(loaded: &Loaded) -> Plan {
 }
 
 /// Check what the site's URL space needs of the loaded sources, before anything is
-/// computed: no ladder page takes an essay's place, and no static file takes the place
-/// of a file the build makes (or of its folder).
+/// computed: no ladder page takes an essay's place, no static file takes the place of a
+/// file the build makes (or of its folder), every figure has a kind and a bound id, and
+/// every template a template extends, imports or includes exists.
 pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
     let mut diags = ladder_collisions(&loaded.essays);
     diags.extend(figure_sources(&loaded.essays));
     diags.extend(static_collisions(loaded));
+    diags.extend(crate::render::template_names::unknown(&loaded.files.templates));
     diags
 }
 

@@ -14,6 +14,7 @@ pub mod markdown;
 pub mod math;
 pub mod search;
 pub mod template_cycles;
+pub mod template_names;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -508,7 +509,8 @@ impl Files<'_> {
 /// Render every essay, the index, the ladder pages, the listings and the static files
 /// into `out`, from the loaded `site` files and each essay's checked `inputs`; reads no
 /// file. Problems (math, figures, templates, links) come back as diagnostics; the output
-/// is only meaningful when there are none. Reuses from `memo` every piece whose inputs
+/// is only meaningful when there are none and [`crate::pipeline::validate`] found none
+/// (a template naming one that does not exist is reported there, and renders nothing). Reuses from `memo` every piece whose inputs
 /// are unchanged and stores what it makes (see [`Memo`]); `memo.last` says what was made
 /// afresh. With a fresh `Memo::default()` everything is made; the output and diagnostics
 /// are the same either way.
@@ -566,6 +568,10 @@ fn compile_into(site: &SiteFiles, memo: &mut Memo) -> Result<(), Vec<Diagnostic>
         let cycles = template_cycles::find(&site.templates);
         if !cycles.is_empty() {
             return Err(cycles);
+        }
+        // A name of a template that does not exist was reported by `pipeline::validate`.
+        if !template_names::unknown(&site.templates).is_empty() {
+            return Err(Vec::new());
         }
         let tera = compile_templates(&site.templates).map_err(|e| vec![tera_diag(&e, "templates", site)])?;
         memo.templates = Some((site.templates.clone(), tera));

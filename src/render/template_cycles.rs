@@ -44,7 +44,7 @@ struct Edge {
 
 /// Every `{% … %}` and `{{ … }}` of `text` with its span and its inside (without the
 /// delimiters and whitespace-control dashes); comments and `{% raw %}` blocks skipped.
-fn tags(text: &str) -> Vec<(Range<usize>, &str)> {
+pub(super) fn tags(text: &str) -> Vec<(Range<usize>, &str)> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut raw = false;
@@ -80,7 +80,7 @@ fn tags(text: &str) -> Vec<(Range<usize>, &str)> {
 }
 
 /// The quoted strings of a tag (tera quotes with `"`, `'` or a backtick).
-fn quoted(inner: &str) -> Vec<&str> {
+pub(super) fn quoted(inner: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = inner;
     while let Some(q) = rest.find(['"', '\'', '`']) {
