@@ -3,6 +3,10 @@
 //! See `docs/ARCHITECTURE.md` for the map. Data flows one way:
 //! `games` → `census` → `check` → `render` → `site`; `main.rs` only wires the CLI.
 
+// No unsafe code: the directory exchange, the fault tests' self-kill and the errno and
+// open flags go through rustix.
+#![forbid(unsafe_code)]
+
 pub mod bless;
 pub mod cache;
 pub mod census;

@@ -2,6 +2,8 @@
 //! diagnostics are printed and which exit code to use:
 //! 0 success; 1 a claim failed or the site has an error; 2 a usage error.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -178,7 +180,12 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
         }
     };
     let output = run.output.unwrap_or_default();
-    if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock) {
+    // COUNTERSIGN_PUBLISH=renames forces the two renames Windows takes, so tests cover them here.
+    let publish = match std::env::var_os("COUNTERSIGN_PUBLISH") {
+        Some(v) if v == "renames" => countersign::site::output::Publish::Renames,
+        _ => countersign::site::output::Publish::Exchange,
+    };
+    if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock, publish) {
         err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
         return ExitCode::from(1);
     }

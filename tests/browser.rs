@@ -384,6 +384,7 @@ fn every_page_of_the_real_site_in_chromium() {
         run.output.as_ref().expect("rendered"),
         &mut countersign::site::output::FsWriter,
         &lock,
+        countersign::site::output::Publish::Exchange,
     )
     .expect("write the site");
     let shots = repo.join("target/browser");

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
+use countersign::site::output::{fault_points, Publish};
+
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_countersign"));
     c.env("CI", "1").arg("--no-color");
@@ -114,9 +116,35 @@ fn whole(dir: &Path, old: &BTreeMap<PathBuf, Vec<u8>>, new: &BTreeMap<PathBuf, V
     }
 }
 
+/// The folder beside `parent`'s public/ whose name starts with `.public.TAG-`.
+fn beside(parent: &Path, tag: &str) -> PathBuf {
+    let name = leftovers(parent).into_iter().find(|n| n.starts_with(&format!(".public.{tag}-")));
+    parent.join(name.unwrap_or_else(|| panic!("no .public.{tag}-* beside public/: {:?}", leftovers(parent))))
+}
+
 #[test]
 fn a_build_killed_at_each_point_of_the_write_leaves_a_whole_site() {
+    killed_at_each_point(Publish::Exchange);
+}
+
+/// The two renames Windows takes (forced here with `COUNTERSIGN_PUBLISH=renames`): killed
+/// between them, a build leaves no public/ (a reader gets whatever the server gives for a
+/// missing folder) with the previous site and the new one both whole beside it; the next
+/// build puts the new one back first and then publishes its own.
+#[test]
+fn with_two_renames_a_kill_between_them_leaves_both_sites_whole_and_the_next_build_publishes() {
+    killed_at_each_point(Publish::Renames);
+}
+
+fn killed_at_each_point(publish: Publish) {
     use std::os::unix::process::ExitStatusExt;
+    let how = match publish {
+        Publish::Exchange => "exchange",
+        Publish::Renames => "renames",
+    };
+    let build = |root: &Path, extra: &[&str]| {
+        bin().arg("--root").arg(root).arg("build").args(extra).env("COUNTERSIGN_PUBLISH", how).output().unwrap()
+    };
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("site");
     let public = root.join("public");
@@ -131,12 +159,22 @@ fn a_build_killed_at_each_point_of_the_write_leaves_a_whole_site() {
     ok(&build(&root, &["--out", reference.to_str().unwrap()]));
     let new = snapshot(&reference);
     assert!(first_difference(&old, &new).is_some());
-    for point in countersign::site::output::FAULT_POINTS {
-        let o = bin().arg("--root").arg(&root).arg("build").env("COUNTERSIGN_KILL_AT", point).output().unwrap();
+    for point in fault_points(publish) {
+        let o =
+            bin().arg("--root").arg(&root).arg("build").env("COUNTERSIGN_PUBLISH", how).env("COUNTERSIGN_KILL_AT", point).output().unwrap();
         assert_eq!(o.status.signal(), Some(9), "the build was not killed at {point}: {}", String::from_utf8_lossy(&o.stderr));
-        // Until the exchange the old site stands; from it on, the new one.
-        let expected = if point == "exchanged" { "new" } else { "old" };
-        assert_eq!(whole(&public, &old, &new, &format!("killed at {point}")), expected, "killed at {point}");
+        // Until the exchange (or the second rename) the old site stands; from it on, the new one.
+        if point == "set-aside" {
+            assert!(!public.exists(), "{how}: public/ after the first rename");
+            assert_eq!(whole(&beside(&root, "old"), &old, &new, "set aside"), "old");
+            assert_eq!(whole(&beside(&root, "tmp"), &old, &new, "set aside"), "new");
+            ok(&build(&root, &[]));
+            assert_eq!(whole(&public, &old, &new, "the build after a kill between the renames"), "new");
+            assert_eq!(leftovers(&root), Vec::<String>::new(), "leftovers after the build that restored public/");
+        } else {
+            let expected = if point == "exchanged" || point == "renamed" { "new" } else { "old" };
+            assert_eq!(whole(&public, &old, &new, &format!("{how}: killed at {point}")), expected, "{how}: killed at {point}");
+        }
         restore(&public, &old);
     }
     // The next build succeeds, from whatever the killed ones left, and cleans up.
@@ -309,9 +347,7 @@ fn a_fifo_or_a_huge_file_as_a_source_is_a_diagnostic_not_a_hang() {
         let path = root.join(name);
         let kept = std::fs::read(&path).ok();
         let _ = std::fs::remove_file(&path);
-        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        assert!(Command::new("mkfifo").arg(&path).status().unwrap().success());
         let (code, stderr) = check(&root);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         assert!(stderr.contains("it is a FIFO (named pipe), not a regular file") && stderr.contains(name), "{name}: {stderr}");
@@ -327,7 +363,10 @@ fn a_fifo_or_a_huge_file_as_a_source_is_a_diagnostic_not_a_hang() {
     std::fs::write(&big, text).unwrap();
     let (code, stderr) = check(&root);
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("error[read-failed]") && stderr.contains("essays/big.md") && stderr.contains("larger than the limit of 16 MiB"), "{stderr}");
+    assert!(
+        stderr.contains("error[read-failed]") && stderr.contains("essays/big.md") && stderr.contains("larger than the limit of 16 MiB"),
+        "{stderr}"
+    );
     assert!(stderr.contains("1 essay"), "{stderr}");
 }
 

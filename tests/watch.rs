@@ -221,8 +221,7 @@ fn a_busy_port_is_named_and_ctrl_c_stops_cleanly() {
     assert_eq!(other.status.code(), Some(1));
     let err = String::from_utf8_lossy(&other.stderr);
     assert!(err.contains(&format!("port {port}")) && err.contains("already in use"), "{err}");
-    // SAFETY: sending a signal to our own child process.
-    unsafe { libc::kill(s.child.id() as i32, libc::SIGINT) };
+    rustix::process::kill_process(rustix::process::Pid::from_child(&s.child), rustix::process::Signal::INT).unwrap();
     let start = Instant::now();
     loop {
         if let Some(status) = s.child.try_wait().unwrap() {

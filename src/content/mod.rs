@@ -410,7 +410,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
         let message = match (std::fs::symlink_metadata(dir), std::fs::metadata(dir)) {
             (Err(_), _) => "no essays folder".to_string(),
             (Ok(_), Ok(_)) => "essays is not a folder".to_string(),
-            (Ok(_), Err(e)) if e.raw_os_error() == Some(libc::ELOOP) => "essays is a symlink loop".to_string(),
+            (Ok(_), Err(e)) if is_link_loop(&e) => "essays is a symlink loop".to_string(),
             (Ok(_), Err(e)) => format!("essays is a symlink that cannot be followed: {e}"),
         };
         diags.push(
@@ -510,4 +510,18 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
         }
     }
     (essays, diags)
+}
+
+/// Whether `e` says a chain of symbolic links loops (`ELOOP`; Windows reports no such
+/// error, so there the caller's general sentence stands).
+fn is_link_loop(e: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
 }

@@ -2,9 +2,17 @@
 //!
 //! A build renders every file into an [`Output`] first. Writing puts them into a fresh
 //! folder beside the output folder (same file system) and then exchanges the two in one
-//! `renameat2(RENAME_EXCHANGE)` on Linux (two renames elsewhere, or where the file system
-//! refuses the exchange), then removes the old one. A build that fails, or is killed at
-//! any point, leaves the previous output folder exactly as it was.
+//! atomic step where the system offers it (`renameat2(RENAME_EXCHANGE)` on Linux,
+//! `renameatx_np(RENAME_SWAP)` on macOS, both through rustix), then removes the old one.
+//! A build that fails, or is killed at any point, leaves the previous output folder
+//! exactly as it was.
+//!
+//! Elsewhere (Windows), or where the file system refuses the exchange, or when asked to
+//! with [`Publish::Renames`], it takes two renames: the old folder aside, the new one into
+//! its place. A build killed between the two leaves no output folder, with the previous
+//! site whole beside it (`.public.old-PID`) and the new one whole too (`.public.tmp-PID`,
+//! complete: its marker is written last); the next build that writes puts the new one in
+//! place before anything else ([`write_atomically`]), then publishes its own.
 //!
 //! Builds writing into one folder take turns: [`lock_output`] takes an exclusive lock on
 //! the folder that holds the output folder (an advisory `flock`, released when the
@@ -126,7 +134,7 @@ fn parent_of(out: &Path) -> io::Result<PathBuf> {
     };
     if parent.metadata().is_ok_and(|m| !m.is_dir()) {
         #[cfg(unix)]
-        let e = io::Error::from_raw_os_error(libc::ENOTDIR);
+        let e = io::Error::from(rustix::io::Errno::NOTDIR);
         #[cfg(not(unix))]
         let e = io::Error::other("not a folder");
         return Err(io::Error::new(e.kind(), format!("{}: {e}", parent.display())));
@@ -161,19 +169,32 @@ pub fn lock_output(out: &Path, on_wait: impl FnOnce()) -> io::Result<OutputLock>
 
 /// The named points of a write at which `COUNTERSIGN_KILL_AT` kills the build, in order:
 /// the lock taken, leftovers removed, the temporary folder created, half the files
-/// written, all written, the marker written, the folders exchanged (the old site is then
-/// in the temporary folder, not yet removed).
-pub const FAULT_POINTS: [&str; 7] = ["locked", "cleaned", "created", "half-written", "written", "marked", "exchanged"];
+/// written, all written, the marker written; then, with an exchange, the folders
+/// exchanged (the old site is then in the temporary folder, not yet removed), or with two
+/// renames the old folder set aside (no output folder until the second rename) and the
+/// new one renamed into place (the old one not yet removed). [`fault_points`] says which
+/// a way of publishing reaches.
+pub const FAULT_POINTS: [&str; 9] =
+    ["locked", "cleaned", "created", "half-written", "written", "marked", "exchanged", "set-aside", "renamed"];
+
+/// The fault points a write with `publish` reaches, in order (where the exchange works:
+/// [`Publish::Exchange`] falls back to the renames' points where it does not).
+pub fn fault_points(publish: Publish) -> Vec<&'static str> {
+    let skipped: &[&str] = match publish {
+        Publish::Exchange => &["set-aside", "renamed"],
+        Publish::Renames => &["exchanged"],
+    };
+    FAULT_POINTS.into_iter().filter(|p| !skipped.contains(p)).collect()
+}
 
 /// The test hook: kill this process, as `kill -9` would, when `COUNTERSIGN_KILL_AT` names
-/// `point`.
+/// `point` (where there are no signals, abort, which no cleanup follows either).
 fn fault_point(point: &str) {
     debug_assert!(FAULT_POINTS.contains(&point));
     if std::env::var_os("COUNTERSIGN_KILL_AT").is_some_and(|v| v == point) {
-        // SAFETY: sending a signal to our own process id has no memory-safety effect.
-        unsafe {
-            libc::kill(libc::getpid(), libc::SIGKILL);
-        }
+        #[cfg(unix)]
+        let _ = rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
+        std::process::abort();
     }
 }
 
@@ -219,23 +240,28 @@ impl Writer for FsWriter {
     }
 }
 
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    let ca = CString::new(a.as_os_str().as_bytes()).map_err(io::Error::other)?;
-    let cb = CString::new(b.as_os_str().as_bytes()).map_err(io::Error::other)?;
-    // SAFETY: both are valid NUL-terminated paths; AT_FDCWD resolves them relative to the
-    // current directory, as `std::fs::rename` does.
-    let r = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+/// How a build puts its new folder in the place of the old one (see the module
+/// documentation for what each guarantees).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Publish {
+    /// One atomic exchange where the system and file system offer it (Linux, macOS), two
+    /// renames where they do not (Windows; a file system that refuses the exchange).
+    #[default]
+    Exchange,
+    /// Always two renames, as on Windows: chosen on Linux and macOS only to test that path
+    /// (the CLI reads `COUNTERSIGN_PUBLISH=renames`).
+    Renames,
 }
 
-#[cfg(not(target_os = "linux"))]
+/// Exchange the folders `a` and `b` in one step: `renameat2(RENAME_EXCHANGE)` on Linux,
+/// `renameatx_np(RENAME_SWAP)` on macOS (rustix calls both `RenameFlags::EXCHANGE`).
+#[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    use rustix::fs::{renameat_with, RenameFlags, CWD};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE).map_err(io::Error::from)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
 fn exchange(_: &Path, _: &Path) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::Unsupported, "no atomic exchange"))
 }
@@ -294,43 +320,74 @@ fn fill(tmp: &Path, output: &Output, writer: &mut dyn Writer) -> io::Result<()> 
     Ok(())
 }
 
-/// Put the filled folder `tmp` at `out`: one exchange (the old site then in `tmp`,
-/// removed), or two renames where the file system cannot exchange; a plain rename when
-/// there is no `out` yet.
-fn swap(tmp: &Path, out: &Path) -> io::Result<()> {
+/// Put the filled folder `tmp` at `out`: with [`Publish::Exchange`] one exchange (the old
+/// site then in `tmp`, removed) where the file system can, else two renames; a plain
+/// rename when there is no `out` yet.
+fn swap(tmp: &Path, out: &Path, publish: Publish) -> io::Result<()> {
     if !out.exists() {
         return std::fs::rename(tmp, out);
     }
-    if exchange(tmp, out).is_err() {
-        let old = sibling(out, "old");
-        std::fs::rename(out, &old)?;
-        if let Err(e) = std::fs::rename(tmp, out) {
-            let _ = std::fs::rename(&old, out);
-            return Err(e);
-        }
-        let _ = std::fs::remove_dir_all(&old);
+    if publish == Publish::Exchange && exchange(tmp, out).is_ok() {
+        // `tmp` now holds the previous output.
+        fault_point("exchanged");
+        let _ = std::fs::remove_dir_all(tmp);
         return Ok(());
     }
-    // `tmp` now holds the previous output.
-    fault_point("exchanged");
-    let _ = std::fs::remove_dir_all(tmp);
+    let old = sibling(out, "old");
+    std::fs::rename(out, &old)?;
+    // Between the renames there is no `out`: see `restore_interrupted`.
+    fault_point("set-aside");
+    if let Err(e) = std::fs::rename(tmp, out) {
+        let _ = std::fs::rename(&old, out);
+        return Err(e);
+    }
+    fault_point("renamed");
+    let _ = std::fs::remove_dir_all(&old);
     Ok(())
 }
 
-/// Write `output` to the folder `out`, replacing what is there in one step. `lock` is
-/// [`lock_output`]'s for `out`, held for the whole write.
+/// When there is no `out` but a build killed between its two renames left the complete
+/// new site (`.NAME.tmp-PID` with its marker, which is written last) or the previous one
+/// (`.NAME.old-PID`, which has the marker of the build that wrote it) beside it, put the
+/// new one, else the previous one, back at `out`. Only called with the lock held.
+fn restore_interrupted(out: &Path, _lock: &OutputLock) -> io::Result<()> {
+    if out.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    let (Some(parent), Some(name)) = (out.parent(), out.file_name()) else { return Ok(()) };
+    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    let name = name.to_string_lossy();
+    let Ok(rd) = std::fs::read_dir(parent) else { return Ok(()) };
+    let mut found: Vec<PathBuf> = rd.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.join(MARKER).is_file()).collect();
+    found.sort();
+    for tag in ["tmp", "old"] {
+        let prefix = format!(".{name}.{tag}-");
+        if let Some(whole) = found.iter().find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(&prefix))) {
+            return std::fs::rename(whole, out)
+                .map_err(|e| io::Error::new(e.kind(), format!("cannot put {} back at {}: {e}", whole.display(), out.display())));
+        }
+    }
+    Ok(())
+}
+
+/// Write `output` to the folder `out`, replacing what is there in one step (or two
+/// renames: see [`Publish`]). `lock` is [`lock_output`]'s for `out`, held for the whole
+/// write. An output folder that a build killed between its two renames left missing is
+/// first put back from the whole site it left beside it, so even a write that then fails
+/// leaves a whole site at `out`.
 ///
 /// Errors: `out` is a file, or a folder with files but no [`MARKER`] (one countersign did
 /// not write: it is refused, not replaced), the parent of `out` is not writable, a file
 /// cannot be written (the error names it), or the swap fails; in every case `out` is left
 /// as it was and the temporary folder is removed.
-pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer, lock: &OutputLock) -> io::Result<()> {
+pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer, lock: &OutputLock, publish: Publish) -> io::Result<()> {
     fault_point("locked");
+    restore_interrupted(out, lock)?;
     refuse_foreign(out)?;
     remove_leftovers(out, lock);
     fault_point("cleaned");
     let tmp = sibling(out, "tmp");
-    let result = fill(&tmp, output, writer).and_then(|()| swap(&tmp, out));
+    let result = fill(&tmp, output, writer).and_then(|()| swap(&tmp, out, publish));
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
@@ -355,27 +412,64 @@ mod tests {
         }
     }
 
+    fn site(pairs: &[(&str, &str)]) -> Output {
+        let mut o = Output::default();
+        for (p, b) in pairs {
+            o.insert(*p, *b);
+        }
+        o
+    }
+
     #[test]
     fn swap_replaces_and_a_failed_write_keeps_the_old_site() {
+        for publish in [Publish::Exchange, Publish::Renames] {
+            let d = tempfile::tempdir().unwrap();
+            let out = d.path().join("public");
+            let a = site(&[("index.html", "one"), ("x/index.html", "x")]);
+            write_atomically(&out, &a, &mut FsWriter, &locked(&out), publish).unwrap();
+            assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "one");
+            let b = site(&[("index.html", "two"), ("y/index.html", "y")]);
+            let err = write_atomically(&out, &b, &mut FailOn("y/index.html"), &locked(&out), publish).unwrap_err();
+            assert!(err.to_string().contains("y/index.html"), "{err}");
+            assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "one");
+            assert!(out.join("x/index.html").exists());
+            write_atomically(&out, &b, &mut FsWriter, &locked(&out), publish).unwrap();
+            assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "two", "{publish:?}");
+            assert!(!out.join("x").exists());
+            let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
+            assert_eq!(leftovers.len(), 1, "{publish:?}: {leftovers:?}");
+        }
+    }
+
+    #[test]
+    fn an_output_folder_left_missing_between_two_renames_is_put_back_first() {
         let d = tempfile::tempdir().unwrap();
         let out = d.path().join("public");
-        let mut a = Output::default();
-        a.insert("index.html", "one");
-        a.insert("x/index.html", "x");
-        write_atomically(&out, &a, &mut FsWriter, &locked(&out)).unwrap();
-        assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "one");
-        let mut b = Output::default();
-        b.insert("index.html", "two");
-        b.insert("y/index.html", "y");
-        let err = write_atomically(&out, &b, &mut FailOn("y/index.html"), &locked(&out)).unwrap_err();
-        assert!(err.to_string().contains("y/index.html"), "{err}");
-        assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "one");
-        assert!(out.join("x/index.html").exists());
-        write_atomically(&out, &b, &mut FsWriter, &locked(&out)).unwrap();
-        assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "two");
-        assert!(!out.join("x").exists());
-        let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().filter_map(Result::ok).map(|e| e.file_name()).collect();
-        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+        let old = site(&[("index.html", "old")]);
+        let new = site(&[("index.html", "new")]);
+        // What a build killed between its renames leaves: no public/, the previous site
+        // aside, the new one complete (marked) beside it. A write that then fails still
+        // leaves the new one at public/.
+        write_atomically(&out, &old, &mut FsWriter, &locked(&out), Publish::Renames).unwrap();
+        std::fs::rename(&out, d.path().join(".public.old-1")).unwrap();
+        fill(&d.path().join(".public.tmp-1"), &new, &mut FsWriter).unwrap();
+        let third = site(&[("index.html", "third"), ("z", "z")]);
+        assert!(write_atomically(&out, &third, &mut FailOn("z"), &locked(&out), Publish::Renames).is_err());
+        assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "new");
+        // Only the previous site left (the new one cut short, unmarked): it is put back.
+        std::fs::rename(&out, d.path().join(".public.old-2")).unwrap();
+        std::fs::create_dir(d.path().join(".public.tmp-2")).unwrap();
+        assert!(write_atomically(&out, &third, &mut FailOn("z"), &locked(&out), Publish::Renames).is_err());
+        assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "new");
+        write_atomically(&out, &third, &mut FsWriter, &locked(&out), Publish::Renames).unwrap();
+        assert_eq!(std::fs::read_to_string(out.join("index.html")).unwrap(), "third");
+        let left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".public"))
+            .collect();
+        assert_eq!(left, Vec::<String>::new());
     }
 
     #[test]
@@ -386,7 +480,7 @@ mod tests {
             let mut o = Output::default();
             o.insert("index.html", "one");
             o.insert(rel, "bad");
-            let err = write_atomically(&out, &o, &mut FsWriter, &locked(&out)).unwrap_err();
+            let err = write_atomically(&out, &o, &mut FsWriter, &locked(&out), Publish::Exchange).unwrap_err();
             assert!(err.to_string().contains("not a path inside the output folder"), "{rel}: {err}");
         }
         assert!(!d.path().join("escaped").exists() && !out.exists());
@@ -400,16 +494,16 @@ mod tests {
         std::fs::write(mine.join("notes.txt"), "keep").unwrap();
         let mut a = Output::default();
         a.insert("index.html", "one");
-        let err = write_atomically(&mine, &a, &mut FsWriter, &locked(&mine)).unwrap_err();
+        let err = write_atomically(&mine, &a, &mut FsWriter, &locked(&mine), Publish::Exchange).unwrap_err();
         assert!(err.to_string().contains("did not write"), "{err}");
         assert_eq!(std::fs::read_to_string(mine.join("notes.txt")).unwrap(), "keep");
-        assert!(write_atomically(Path::new("/"), &a, &mut FsWriter, &locked(&d.path().join("x"))).is_err());
+        assert!(write_atomically(Path::new("/"), &a, &mut FsWriter, &locked(&d.path().join("x")), Publish::Exchange).is_err());
         // An empty folder is taken, and marked; the marked folder is replaced next time.
         let empty = d.path().join("empty");
         std::fs::create_dir(&empty).unwrap();
-        write_atomically(&empty, &a, &mut FsWriter, &locked(&empty)).unwrap();
+        write_atomically(&empty, &a, &mut FsWriter, &locked(&empty), Publish::Exchange).unwrap();
         assert!(empty.join(MARKER).is_file());
-        write_atomically(&empty, &a, &mut FsWriter, &locked(&empty)).unwrap();
+        write_atomically(&empty, &a, &mut FsWriter, &locked(&empty), Publish::Exchange).unwrap();
         assert_eq!(std::fs::read_to_string(empty.join("index.html")).unwrap(), "one");
     }
 
