@@ -23,6 +23,9 @@
 //! `warning[code]: …` header and the `┌─ file:line:column` (or `= in file`) under it. A
 //! case therefore fails when a diagnostic appears, disappears, changes code or moves,
 //! whatever its message says; rewording a message breaks only a `stderr:` line.
+//! An error of the command line itself (`error: the output folder …`, printed before any
+//! site is read) is no diagnostic and has no code: such a case states `diagnostics: []`
+//! and its sentence under `stderr:`.
 
 use std::path::Path;
 use std::process::Command;
