@@ -10,6 +10,7 @@ fn countersign(root: &Path, args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+#[cfg(unix)]
 const ESSAY: &str = "---\ntitle: E\n---\n\n```census\nid: g\nrun: sylver.census\nwith: { max_genus: 4 }\n```\n\n\
 Positions: {{ g.positions = 1,500 }}, in words {{ g.positions = Fifteen }}; struck {{ g.move_test.struck_share = 60.0 per cent }},\n\
 or {{ g.move_test.struck_share = 20 of 31 }}. Unchanged: {{ g.lost = two }}.\n";

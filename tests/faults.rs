@@ -14,8 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
-use countersign::site::output::{fault_points, Publish};
-
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_countersign"));
     c.env("CI", "1").arg("--no-color");
@@ -90,97 +88,105 @@ fn leftovers(parent: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Put the snapshot `files` at `dir`, replacing whatever is there.
-fn restore(dir: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) {
-    let _ = std::fs::remove_dir_all(dir);
-    for (p, b) in files {
-        std::fs::create_dir_all(dir.join(p).parent().unwrap()).unwrap();
-        std::fs::write(dir.join(p), b).unwrap();
-    }
-}
+/// The kill tests read the signal back (`ExitStatus::signal`): unix only.
+#[cfg(unix)]
+mod kills {
+    use super::*;
+    use countersign::site::output::{fault_points, Publish};
 
-/// Which of `old` and `new` the folder `dir` is, byte for byte; panics (naming `when`)
-/// when it is neither.
-fn whole(dir: &Path, old: &BTreeMap<PathBuf, Vec<u8>>, new: &BTreeMap<PathBuf, Vec<u8>>, when: &str) -> &'static str {
-    let now = snapshot(dir);
-    if first_difference(old, &now).is_none() {
-        "old"
-    } else if first_difference(new, &now).is_none() {
-        "new"
-    } else {
-        panic!(
-            "{when}: public/ is neither the old site nor the new one: {:?} / {:?}",
-            first_difference(old, &now),
-            first_difference(new, &now)
-        )
-    }
-}
-
-/// The folder beside `parent`'s public/ whose name starts with `.public.TAG-`.
-fn beside(parent: &Path, tag: &str) -> PathBuf {
-    let name = leftovers(parent).into_iter().find(|n| n.starts_with(&format!(".public.{tag}-")));
-    parent.join(name.unwrap_or_else(|| panic!("no .public.{tag}-* beside public/: {:?}", leftovers(parent))))
-}
-
-#[test]
-fn a_build_killed_at_each_point_of_the_write_leaves_a_whole_site() {
-    killed_at_each_point(Publish::Exchange);
-}
-
-/// The two renames Windows takes (forced here with `COUNTERSIGN_PUBLISH=renames`): killed
-/// between them, a build leaves no public/ (a reader gets whatever the server gives for a
-/// missing folder) with the previous site and the new one both whole beside it; the next
-/// build puts the new one back first and then publishes its own.
-#[test]
-fn with_two_renames_a_kill_between_them_leaves_both_sites_whole_and_the_next_build_publishes() {
-    killed_at_each_point(Publish::Renames);
-}
-
-fn killed_at_each_point(publish: Publish) {
-    use std::os::unix::process::ExitStatusExt;
-    let how = match publish {
-        Publish::Exchange => "exchange",
-        Publish::Renames => "renames",
-    };
-    let build = |root: &Path, extra: &[&str]| {
-        bin().arg("--root").arg(root).arg("build").args(extra).env("COUNTERSIGN_PUBLISH", how).output().unwrap()
-    };
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("site");
-    let public = root.join("public");
-    // The previous site: small.
-    site(&root, 3, 4, Some(2));
-    ok(&build(&root, &[]));
-    let old = snapshot(&public);
-    assert!(old.len() > 5);
-    // The new sources, and the new site built elsewhere as the reference.
-    site(&root, 30, 8, None);
-    let reference = tmp.path().join("reference");
-    ok(&build(&root, &["--out", reference.to_str().unwrap()]));
-    let new = snapshot(&reference);
-    assert!(first_difference(&old, &new).is_some());
-    for point in fault_points(publish) {
-        let o =
-            bin().arg("--root").arg(&root).arg("build").env("COUNTERSIGN_PUBLISH", how).env("COUNTERSIGN_KILL_AT", point).output().unwrap();
-        assert_eq!(o.status.signal(), Some(9), "the build was not killed at {point}: {}", String::from_utf8_lossy(&o.stderr));
-        // Until the exchange (or the second rename) the old site stands; from it on, the new one.
-        if point == "set-aside" {
-            assert!(!public.exists(), "{how}: public/ after the first rename");
-            assert_eq!(whole(&beside(&root, "old"), &old, &new, "set aside"), "old");
-            assert_eq!(whole(&beside(&root, "tmp"), &old, &new, "set aside"), "new");
-            ok(&build(&root, &[]));
-            assert_eq!(whole(&public, &old, &new, "the build after a kill between the renames"), "new");
-            assert_eq!(leftovers(&root), Vec::<String>::new(), "leftovers after the build that restored public/");
-        } else {
-            let expected = if point == "exchanged" || point == "renamed" { "new" } else { "old" };
-            assert_eq!(whole(&public, &old, &new, &format!("{how}: killed at {point}")), expected, "{how}: killed at {point}");
+    /// Put the snapshot `files` at `dir`, replacing whatever is there.
+    fn restore(dir: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) {
+        let _ = std::fs::remove_dir_all(dir);
+        for (p, b) in files {
+            std::fs::create_dir_all(dir.join(p).parent().unwrap()).unwrap();
+            std::fs::write(dir.join(p), b).unwrap();
         }
-        restore(&public, &old);
     }
-    // The next build succeeds, from whatever the killed ones left, and cleans up.
-    ok(&build(&root, &[]));
-    assert_eq!(first_difference(&new, &snapshot(&public)), None, "the build after the kills differs from the reference");
-    assert_eq!(leftovers(&root), Vec::<String>::new(), "leftovers of killed builds remain");
+    /// Which of `old` and `new` the folder `dir` is, byte for byte; panics (naming `when`)
+    /// when it is neither.
+    fn whole(dir: &Path, old: &BTreeMap<PathBuf, Vec<u8>>, new: &BTreeMap<PathBuf, Vec<u8>>, when: &str) -> &'static str {
+        let now = snapshot(dir);
+        if first_difference(old, &now).is_none() {
+            "old"
+        } else if first_difference(new, &now).is_none() {
+            "new"
+        } else {
+            panic!(
+                "{when}: public/ is neither the old site nor the new one: {:?} / {:?}",
+                first_difference(old, &now),
+                first_difference(new, &now)
+            )
+        }
+    }
+    /// The folder beside `parent`'s public/ whose name starts with `.public.TAG-`.
+    fn beside(parent: &Path, tag: &str) -> PathBuf {
+        let name = leftovers(parent).into_iter().find(|n| n.starts_with(&format!(".public.{tag}-")));
+        parent.join(name.unwrap_or_else(|| panic!("no .public.{tag}-* beside public/: {:?}", leftovers(parent))))
+    }
+    #[test]
+    fn a_build_killed_at_each_point_of_the_write_leaves_a_whole_site() {
+        killed_at_each_point(Publish::Exchange);
+    }
+    /// The two renames Windows takes (forced here with `COUNTERSIGN_PUBLISH=renames`): killed
+    /// between them, a build leaves no public/ (a reader gets whatever the server gives for a
+    /// missing folder) with the previous site and the new one both whole beside it; the next
+    /// build puts the new one back first and then publishes its own.
+    #[test]
+    fn with_two_renames_a_kill_between_them_leaves_both_sites_whole_and_the_next_build_publishes() {
+        killed_at_each_point(Publish::Renames);
+    }
+    fn killed_at_each_point(publish: Publish) {
+        use std::os::unix::process::ExitStatusExt;
+        let how = match publish {
+            Publish::Exchange => "exchange",
+            Publish::Renames => "renames",
+        };
+        let build = |root: &Path, extra: &[&str]| {
+            bin().arg("--root").arg(root).arg("build").args(extra).env("COUNTERSIGN_PUBLISH", how).output().unwrap()
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("site");
+        let public = root.join("public");
+        // The previous site: small.
+        site(&root, 3, 4, Some(2));
+        ok(&build(&root, &[]));
+        let old = snapshot(&public);
+        assert!(old.len() > 5);
+        // The new sources, and the new site built elsewhere as the reference.
+        site(&root, 30, 8, None);
+        let reference = tmp.path().join("reference");
+        ok(&build(&root, &["--out", reference.to_str().unwrap()]));
+        let new = snapshot(&reference);
+        assert!(first_difference(&old, &new).is_some());
+        for point in fault_points(publish) {
+            let o = bin()
+                .arg("--root")
+                .arg(&root)
+                .arg("build")
+                .env("COUNTERSIGN_PUBLISH", how)
+                .env("COUNTERSIGN_KILL_AT", point)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.signal(), Some(9), "the build was not killed at {point}: {}", String::from_utf8_lossy(&o.stderr));
+            // Until the exchange (or the second rename) the old site stands; from it on, the new one.
+            if point == "set-aside" {
+                assert!(!public.exists(), "{how}: public/ after the first rename");
+                assert_eq!(whole(&beside(&root, "old"), &old, &new, "set aside"), "old");
+                assert_eq!(whole(&beside(&root, "tmp"), &old, &new, "set aside"), "new");
+                ok(&build(&root, &[]));
+                assert_eq!(whole(&public, &old, &new, "the build after a kill between the renames"), "new");
+                assert_eq!(leftovers(&root), Vec::<String>::new(), "leftovers after the build that restored public/");
+            } else {
+                let expected = if point == "exchanged" || point == "renamed" { "new" } else { "old" };
+                assert_eq!(whole(&public, &old, &new, &format!("{how}: killed at {point}")), expected, "{how}: killed at {point}");
+            }
+            restore(&public, &old);
+        }
+        // The next build succeeds, from whatever the killed ones left, and cleans up.
+        ok(&build(&root, &[]));
+        assert_eq!(first_difference(&new, &snapshot(&public)), None, "the build after the kills differs from the reference");
+        assert_eq!(leftovers(&root), Vec::<String>::new(), "leftovers of killed builds remain");
+    }
 }
 
 /// Wait until some process holds the output lock on `dir` (the folder holding public/).
