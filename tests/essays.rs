@@ -1,5 +1,5 @@
 //! The real essays: the site passes `check`; every claim, changed in turn, makes the check
-//! fail at its own file:line (the mutation test); and the seed ledger is honest.
+//! fail at its own file:line (the mutation test); and the earlier-versions ledger is honest.
 //!
 //! Census results come through the site's own cache (`.countersign-cache/`), so after the
 //! first run these tests recompute nothing.
@@ -119,21 +119,23 @@ fn the_real_site_passes_and_every_claim_is_load_bearing() {
     assert!(survivors.is_empty(), "{} of {mutated} mutations survived:\n{}", survivors.len(), survivors.join("\n"));
 }
 
-// ---- The seed ledger ----
+// ---- The earlier-versions ledger ----
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Ledger {
-    /// Seeds whose every count must be in the ledger.
+    /// Earlier texts whose every count must be in the ledger.
     #[serde(default)]
     complete: Vec<String>,
-    seeds: BTreeMap<String, Vec<Entry>>,
+    /// Entries per earlier text (a file name in the texts' folder).
+    versions: BTreeMap<String, Vec<Entry>>,
 }
 
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Entry {
-    seed: String,
+    /// The number as the earlier text writes it.
+    stated: String,
     quote: String,
     #[serde(default)]
     claim: Option<String>,
@@ -143,7 +145,8 @@ struct Entry {
     note: Option<String>,
 }
 
-fn seeds_dir() -> Option<PathBuf> {
+/// The folder of earlier texts: $COUNTERSIGN_SEEDS, else ../shared/seeds.
+fn versions_dir() -> Option<PathBuf> {
     let candidates = [std::env::var_os("COUNTERSIGN_SEEDS").map(PathBuf::from), Some(root().join("../shared/seeds"))];
     candidates.into_iter().flatten().find(|p| p.is_dir())
 }
@@ -152,9 +155,9 @@ fn squash(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Numbers a seed states outside math: digit runs (with separators) and number words
+/// Numbers an earlier text states outside math: digit runs (with separators) and number words
 /// from "three" up, with their byte offsets.
-fn seed_numbers(text: &str) -> Vec<(usize, String)> {
+fn stated_numbers(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut in_math = false;
     let cs: Vec<(usize, char)> = text.char_indices().collect();
@@ -222,29 +225,29 @@ fn seed_numbers(text: &str) -> Vec<(usize, String)> {
 }
 
 #[test]
-fn the_seed_ledger_is_honest() {
-    let text = std::fs::read_to_string(root().join("tests/seed_ledger.yaml")).unwrap();
-    let ledger: Ledger = countersign::yaml::from_str(&text).unwrap_or_else(|e| panic!("tests/seed_ledger.yaml: {e:?}"));
+fn the_earlier_versions_ledger_is_honest() {
+    let text = std::fs::read_to_string(root().join("tests/earlier_versions_ledger.yaml")).unwrap();
+    let ledger: Ledger = countersign::yaml::from_str(&text).unwrap_or_else(|e| panic!("tests/earlier_versions_ledger.yaml: {e:?}"));
     let run = real_site();
-    let seeds = seeds_dir();
-    if seeds.is_none() {
-        eprintln!("the seed texts (../shared/seeds or $COUNTERSIGN_SEEDS) are absent: quotes are not checked against them");
+    let texts = versions_dir();
+    if texts.is_none() {
+        eprintln!("the earlier texts (../shared/seeds or $COUNTERSIGN_SEEDS) are absent: quotes are not checked against them");
     }
     let mut problems = Vec::new();
-    for (seed, entries) in &ledger.seeds {
-        let seed_text = seeds.as_ref().map(|d| std::fs::read_to_string(d.join(seed)).unwrap_or_else(|e| panic!("{seed}: {e}")));
-        let squashed = seed_text.as_deref().map(squash);
+    for (version, entries) in &ledger.versions {
+        let version_text = texts.as_ref().map(|d| std::fs::read_to_string(d.join(version)).unwrap_or_else(|e| panic!("{version}: {e}")));
+        let squashed = version_text.as_deref().map(squash);
         for (k, e) in entries.iter().enumerate() {
-            let at = format!("{seed} entry {} (`{}`)", k + 1, e.seed);
+            let at = format!("{version} entry {} (`{}`)", k + 1, e.stated);
             if e.claim.is_some() == e.reason.is_some() {
                 problems.push(format!("{at}: give exactly one of claim and reason"));
             }
-            if !e.quote.replace('$', "").contains(&e.seed) {
+            if !e.quote.replace('$', "").contains(&e.stated) {
                 problems.push(format!("{at}: the quote does not contain the number"));
             }
             if let Some(s) = &squashed {
                 if !s.contains(&squash(&e.quote)) {
-                    problems.push(format!("{at}: the quote is not in the seed"));
+                    problems.push(format!("{at}: the quote is not in the text"));
                 }
             }
             if let Some(claim) = &e.claim {
@@ -263,15 +266,15 @@ fn the_seed_ledger_is_honest() {
                         if r.status != Status::Pass {
                             problems.push(format!("{at}: the claim on `{path}` does not pass"));
                         }
-                        // The seed's number agrees with the claim when it is the value (at the
-                        // precision the seed wrote), either part of a share, an end of a range,
+                        // The stated number agrees with the claim when it is the value (at the
+                        // precision it was written with), either part of a share, an end of a range,
                         // or an element or the length of a list.
-                        let seed_num = forms::parse_num(&e.seed);
+                        let stated_num = forms::parse_num(&e.stated);
                         let computed = r.value.as_ref().map(Computed::from_json);
                         let same = |n: &forms::Num, q: Q| {
                             forms::check(&Form::Number(n.clone()), &Computed::Number(q, None)) == forms::Verdict::Pass
                         };
-                        let agrees = match (&seed_num, computed) {
+                        let agrees = match (&stated_num, computed) {
                             (Some(n), Some(Computed::Number(q, raw))) => {
                                 same(n, q) || raw.is_some_and(|(a, b)| same(n, Q::int(a)) || same(n, Q::int(b)))
                             }
@@ -284,8 +287,8 @@ fn the_seed_ledger_is_honest() {
                         };
                         if !agrees && e.note.is_none() {
                             problems.push(format!(
-                                "{at}: the seed says {} but the claim's value is {}; add a note saying which is right and why",
-                                e.seed,
+                                "{at}: the earlier text says {} but the claim's value is {}; add a note saying which is right and why",
+                                e.stated,
                                 r.computed.clone().unwrap_or_default()
                             ));
                         }
@@ -293,26 +296,26 @@ fn the_seed_ledger_is_honest() {
                 }
             }
         }
-        if ledger.complete.contains(seed) {
+        if ledger.complete.contains(version) {
             if let Some(t) = &squashed {
-                // Every number the seed states must fall inside the quote of an entry for it.
+                // Every number the text states must fall inside the quote of an entry for it.
                 let spans: Vec<(&str, usize, usize)> = entries
                     .iter()
                     .flat_map(|e| {
                         let q = squash(&e.quote);
                         let len = q.len();
-                        t.match_indices(q.as_str()).map(|(p, _)| (e.seed.as_str(), p, p + len)).collect::<Vec<_>>()
+                        t.match_indices(q.as_str()).map(|(p, _)| (e.stated.as_str(), p, p + len)).collect::<Vec<_>>()
                     })
                     .collect();
-                for (at, n) in seed_numbers(t) {
+                for (at, n) in stated_numbers(t) {
                     if !spans.iter().any(|&(num, lo, hi)| num == n && lo <= at && at < hi) {
                         let lo = t[..at].char_indices().rev().nth(40).map(|x| x.0).unwrap_or(0);
                         let hi = t[at..].char_indices().nth(40).map(|x| at + x.0).unwrap_or(t.len());
-                        problems.push(format!("{seed}: `{n}` in \"…{}…\" is not in the ledger", &t[lo..hi]));
+                        problems.push(format!("{version}: `{n}` in \"…{}…\" is not in the ledger", &t[lo..hi]));
                     }
                 }
             }
         }
     }
-    assert!(problems.is_empty(), "{} problems in the seed ledger:\n{}", problems.len(), problems.join("\n"));
+    assert!(problems.is_empty(), "{} problems in the earlier-versions ledger:\n{}", problems.len(), problems.join("\n"));
 }
