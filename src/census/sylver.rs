@@ -199,7 +199,7 @@ pub struct RuleScore {
     pub average_candidates: Ratio,
 }
 
-/// The naming rules the seed scores. The seed says nine; it names these eight.
+/// The eight naming rules the sylver-move-test essay scores.
 #[derive(Clone, Debug, Serialize)]
 pub struct Rules {
     /// How many rules are scored (8).
@@ -405,7 +405,7 @@ impl Census for SylverCensus {
     fn validate(params: &SylverParams) -> Result<(), ParamError> {
         if params.max_genus == 0 || params.max_genus > CENSUS_MAX_GENUS {
             return Err(ParamError::at(&["max_genus"], format!("max_genus must be 1..={CENSUS_MAX_GENUS}, got {}", params.max_genus))
-                .hint("genus 16 is the seed's census; genus 20 takes about a second"));
+                .hint("the sylver-move-test essay uses genus 16; genus 20 takes about a second"));
         }
         Ok(())
     }
@@ -954,9 +954,9 @@ mod tests {
         assert_eq!(moves, genus_sum, "every gap but 1 is a legal move");
     }
 
-    /// The seed's census (genus 1..=16), figures it states that reproduce.
+    /// The essay's census (genus 1..=16): the figures its earlier version stated.
     #[test]
-    fn genus_sixteen_census_reproduces_the_seed() {
+    fn genus_sixteen_census_reproduces_the_earlier_figures() {
         let r = run_census(16, &Ctx::new()).expect("not cancelled");
         assert_eq!(r.positions, 11_769);
         assert_eq!(r.paired.positions, 583);

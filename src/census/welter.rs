@@ -483,7 +483,7 @@ mod tests {
     }
 
     #[test]
-    fn closed_form_is_right_on_every_position_of_the_seed_census() {
+    fn closed_form_is_right_on_every_position_of_the_first_strip() {
         let out = run(&params(&[(1, 12), (2, 11), (3, 10), (4, 9), (5, 9), (6, 9)]));
         for (k, row) in &out.by_coins {
             assert_eq!(row.closed_form_first_miss, None, "{k} coins");
@@ -521,7 +521,7 @@ mod tests {
         assert_eq!(m.moves_with_reply, m.moves);
         assert_eq!(m.moves_with_one_reply, m.moves);
         assert_eq!(m.moves_with_mirror_reply, m.moves);
-        // The counts the seed essay states for its strip.
+        // The counts an earlier version of the welter-distinct-heaps essay stated for its strip.
         assert_eq!((m.zero, m.zero_unions, m.zero_not_unions, m.zero_no_mated_pair), (113, 41, 72, 24));
         assert_eq!(m.moves, 660);
     }
@@ -604,7 +604,7 @@ mod tests {
         assert_eq!(huge, u64::MAX);
         assert!(WelterCensus::validate(&params(&[(20, 64)])).is_err());
         let small = WelterCensus::cost(&params(&[(1, 12), (2, 11), (3, 10), (4, 9), (5, 9), (6, 9)]));
-        assert!(small < 10_000_000, "the seed census costs {small}");
+        assert!(small < 10_000_000, "the first strip costs {small}");
         assert!(small > 523, "every position costs at least a step");
         // Cost grows with each parameter that grows the work.
         assert!(WelterCensus::cost(&params(&[(4, 13)])) > WelterCensus::cost(&params(&[(4, 12)])));

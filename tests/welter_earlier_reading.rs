@@ -1,11 +1,11 @@
-//! Which census do the seed essay's mate-pair counts describe?
+//! Which census do the mate-pair counts of an earlier version of welter-distinct-heaps describe?
 //!
-//! Seed 001 ("No two heaps alike") states 113 zero-valued positions with an even number of
+//! That version ("No two heaps alike") stated 113 zero-valued positions with an even number of
 //! coins, 41 of them unions of complete mate-pairs, 72 not, 24 of those with no mated pair,
 //! and 660 moves out of complete-pair positions, every one with a reply back. Its own census
 //! ({1: 12, 2: 11, 3: 10, 4: 9, 5: 9, 6: 9}, 523 positions) gives 27, 15, 12, 8 and 112.
 //! These tests search candidate censuses systematically with `welter.census` itself and
-//! pin down the readings that reproduce the seed.
+//! pin down the readings that reproduce those counts.
 //!
 //! Only even coin counts matter: a union of complete mate-pairs has an even number of
 //! coins, and the zero counts are over even coin counts only.
@@ -16,8 +16,8 @@ use countersign::census::welter::{Mates, WelterCensus, WelterParams};
 use countersign::census::{Census, Ctx};
 use countersign::games::welter::{mirror_reply, pairwise_sum, Position};
 
-/// The five counts the seed states: zero, zero unions, zero others, no mated pair, moves.
-const SEED: [u64; 5] = [113, 41, 72, 24, 660];
+/// The five counts the earlier version states: zero, zero unions, zero others, no mated pair, moves.
+const STATED: [u64; 5] = [113, 41, 72, 24, 660];
 
 fn census(coins: &[(u32, u32)]) -> Mates {
     let p = WelterParams { coins: coins.iter().copied().collect(), probe: Vec::new() };
@@ -34,13 +34,13 @@ fn add(a: [u64; 5], b: [u64; 5]) -> [u64; 5] {
 }
 
 /// Counts for `k` coins on `n` squares, for even `k ≤ max_k`, `k ≤ n ≤ max_n`, stopping
-/// along `n` once a count passes the seed's (every count grows with the strip).
+/// along `n` once a count passes the stated one (every count grows with the strip).
 fn table(max_k: u32, max_n: u32) -> BTreeMap<(u32, u32), [u64; 5]> {
     let mut t = BTreeMap::new();
     for k in (2..=max_k).step_by(2) {
         for n in k..=max_n {
             let c = counts(&census(&[(k, n)]));
-            if (0..5).any(|i| c[i] > SEED[i]) {
+            if (0..5).any(|i| c[i] > STATED[i]) {
                 break;
             }
             t.insert((k, n), c);
@@ -50,24 +50,24 @@ fn table(max_k: u32, max_n: u32) -> BTreeMap<(u32, u32), [u64; 5]> {
 }
 
 #[test]
-fn the_seeds_own_census_does_not_give_its_mate_counts() {
+fn the_first_census_does_not_give_the_stated_mate_counts() {
     let m = census(&[(1, 12), (2, 11), (3, 10), (4, 9), (5, 9), (6, 9)]);
-    assert_ne!(counts(&m), SEED);
+    assert_ne!(counts(&m), STATED);
     assert_eq!(counts(&m), [27, 15, 12, 8, 112]);
 }
 
 #[test]
 fn one_to_k_coins_on_one_strip_fits_only_at_twelve_squares() {
-    // The seed's census has one to six coins; read its strip as one length for all counts.
+    // The first census has one to six coins; read its strip as one length for all counts.
     let mut fits = Vec::new();
     for n in 2..=16u32 {
         for top in 1..=n {
             let coins: Vec<(u32, u32)> = (1..=top).map(|k| (k, n)).collect();
             let c = counts(&census(&coins));
-            if c == SEED {
+            if c == STATED {
                 fits.push((top, n));
             }
-            if (0..5).any(|i| c[i] > SEED[i]) {
+            if (0..5).any(|i| c[i] > STATED[i]) {
                 break;
             }
         }
@@ -92,7 +92,7 @@ fn any_even_coin_counts_on_one_strip() {
                     None => over = true,
                 }
             }
-            if !over && sum == SEED {
+            if !over && sum == STATED {
                 fits.push((n, chosen));
             }
         }
@@ -113,11 +113,11 @@ fn a_strip_length_for_each_coin_count() {
         chosen: &mut Vec<(u32, u32)>,
         fits: &mut Vec<Vec<(u32, u32)>>,
     ) {
-        if (0..5).any(|i| sum[i] > SEED[i]) {
+        if (0..5).any(|i| sum[i] > STATED[i]) {
             return;
         }
         let Some((&k, rest)) = ks.split_first() else {
-            if sum == SEED {
+            if sum == STATED {
                 fits.push(chosen.clone());
             }
             return;
