@@ -163,6 +163,13 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
                 out.push(region.start + off..region.start + end_of(j));
             }
             i = j;
+        } else if rule == Rule::Prose && c == '@' && opens_reference(&source[..region.start + off]) {
+            // A citation key or a figure's or equation's id (`[@fig:three]`): the reader
+            // sees "Figure 2" or the reference, never the key.
+            i += 1;
+            while i < chars.len() && (chars[i].1.is_alphanumeric() || "_:.-".contains(chars[i].1)) {
+                i += 1;
+            }
         } else if c.is_alphabetic() {
             let mut j = i;
             while j < chars.len() && (chars[j].1.is_alphabetic() || chars[j].1 == '-') {
@@ -179,6 +186,12 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
         }
     }
     out
+}
+
+/// True when the text before an `@` opens a reference: `[@`, `[-@` or `; @` inside one.
+fn opens_reference(before: &str) -> bool {
+    let before = before.trim_end();
+    before.ends_with('[') || before.ends_with("[-") || before.ends_with(';')
 }
 
 /// The paths of the numbers in an essay's parameters and results, by value (digits
@@ -269,6 +282,12 @@ mod tests {
         assert!(d.is_empty(), "{d:?}");
         let essay = essay.unwrap();
         findings(std::slice::from_ref(&essay), None).iter().map(|d| essay.source[d.span.clone()].to_string()).collect()
+    }
+
+    #[test]
+    fn reference_keys_are_not_read_as_numbers_but_locators_are() {
+        let src = "---\ntitle: T\n---\nSee [@fig:three], [@eq:two-4], [-@conway1976] and [@a2; @b7, p. 194].\n";
+        assert_eq!(flagged(src), ["194"]);
     }
 
     #[test]
