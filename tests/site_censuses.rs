@@ -136,3 +136,20 @@ fn a_cancelled_call_ends_the_census_and_what_it_started() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn countersign_new_makes_a_site_whose_python_census_builds_from_scratch() {
+    let d = tempfile::tempdir().unwrap();
+    let site = d.path().join("essays-site");
+    let (code, _, err) = countersign(d.path(), &["new", site.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(site.join("censuses/subtraction.py").is_file() && site.join("censuses/subtraction.grundy.yaml").is_file(), "{err}");
+    let out = d.path().join("public");
+    let (code, _, err) = countersign(&site, &["build", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(2 ran, 0 from cache)"), "the built-in and the Python census both ran: {err}");
+    let page = std::fs::read_to_string(out.join("first-essay/index.html")).unwrap();
+    assert!(page.contains("calls-subtraction"), "the site census's claims link to its call");
+    let (code, _, err) = countersign(&site, &["check", "--strict", "--verify"]);
+    assert_eq!(code, 0, "{err}");
+}
