@@ -41,6 +41,15 @@ pub fn list(root: &Path) -> String {
     s
 }
 
+/// The diagnostic of site census `name` failing, with the end of its standard error.
+fn failure(name: &str, file: &str, f: &census::Failure) -> Diagnostic {
+    let mut d = Diagnostic::error(f.kind.code(), file, 0..0, format!("site census `{name}` failed: {}", f.message));
+    for line in &f.stderr_tail {
+        d = d.with_note(format!("stderr | {line}"));
+    }
+    d
+}
+
 /// Run census `name` with parameters `with` (YAML). With `json`, only the result goes to
 /// stdout; otherwise the result, the cost estimate and the time. Exit 1 on an unknown
 /// census or bad parameters (a diagnostic pointing into the `--with` text), 0 otherwise.
@@ -106,13 +115,7 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.run(&Ctx::new()))) {
         Err(payload) => fail(Diagnostic::error(Code::CensusPanicked, file, 0..0, census::unwind_message(payload.as_ref())), &sources),
         Ok(Err(Stop::Cancelled)) => ExitCode::from(1),
-        Ok(Err(Stop::Failed(f))) => {
-            let mut d = Diagnostic::error(f.kind.code(), file, 0..0, format!("site census `{name}` failed: {}", f.message));
-            for line in &f.stderr_tail {
-                d = d.with_note(format!("stderr | {line}"));
-            }
-            fail(d, &sources)
-        }
+        Ok(Err(Stop::Failed(f))) => fail(failure(name, file, &f), &sources),
         Ok(Ok(v)) => {
             if json {
                 crate::console::out(&format!("{}\n", serde_json::to_string(&v).unwrap_or_default()));

@@ -590,7 +590,11 @@ pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
             (first != second).then(|| {
                 let short = |v: &Value| {
                     let s = serde_json::to_string(v).unwrap_or_default();
-                    if s.chars().count() > 200 { format!("{}…", s.chars().take(200).collect::<String>()) } else { s }
+                    if s.chars().count() > 200 {
+                        format!("{}…", s.chars().take(200).collect::<String>())
+                    } else {
+                        s
+                    }
                 };
                 let (file, span) = &call.at;
                 Diagnostic::error(

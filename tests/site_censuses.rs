@@ -7,7 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn countersign(root: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_countersign")).arg("--root").arg(root).arg("--no-color").args(args).env("CI", "1").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_countersign"))
+        .arg("--root")
+        .arg(root)
+        .arg("--no-color")
+        .args(args)
+        .env("CI", "1")
+        .output()
+        .unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 

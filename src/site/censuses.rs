@@ -286,7 +286,8 @@ fn fingerprint(root: &Path, command: &[String], files: &[String]) -> Result<Stri
     }
     h.update(b"\n");
     for f in files {
-        let bytes = crate::source::read_source(&root.join(f), crate::source::TEXT_LIMIT * 16).map_err(|e| format!("cannot read {f}: {e}"))?;
+        let bytes =
+            crate::source::read_source(&root.join(f), crate::source::TEXT_LIMIT * 16).map_err(|e| format!("cannot read {f}: {e}"))?;
         let mut lf = Vec::with_capacity(bytes.len());
         for (i, &b) in bytes.iter().enumerate() {
             if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
@@ -356,17 +357,25 @@ impl SiteCensus {
             let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
             PrepareError::Shape { message, line: Some(line), column: Some(column) }
         };
-        let block: Value = crate::yaml::from_str(block_yaml)
-            .map_err(|e| PrepareError::Shape { message: e.message, line: e.line, column: e.column })?;
+        let block: Value =
+            crate::yaml::from_str(block_yaml).map_err(|e| PrepareError::Shape { message: e.message, line: e.line, column: e.column })?;
         let empty = serde_json::Map::new();
         let map = block.as_object().unwrap_or(&empty);
         if let Some(k) = map.keys().find(|k| !matches!(k.as_str(), "id" | "run" | "with")) {
-            return Err(shape_at(format!("unknown field `{k}`, expected one of `id`, `run`, `with`"), crate::content::locate_keys(block_yaml, &[k]).unwrap_or(0)));
+            return Err(shape_at(
+                format!("unknown field `{k}`, expected one of `id`, `run`, `with`"),
+                crate::content::locate_keys(block_yaml, &[k]).unwrap_or(0),
+            ));
         }
         let with = match map.get("with") {
             None | Some(Value::Null) => &empty,
             Some(Value::Object(m)) => m,
-            Some(v) => return Err(shape_at(format!("`with` must be a mapping of parameters, got {v}"), crate::content::locate_keys(block_yaml, &["with"]).unwrap_or(0))),
+            Some(v) => {
+                return Err(shape_at(
+                    format!("`with` must be a mapping of parameters, got {v}"),
+                    crate::content::locate_keys(block_yaml, &["with"]).unwrap_or(0),
+                ))
+            }
         };
         let params = self.canonical(with).map_err(|(path, problem)| match problem {
             ParamProblem::Shape(m) => {
@@ -461,8 +470,7 @@ fn run_process(c: &SiteCensus, params: &Value, ctx: &Ctx) -> Result<Value, Stop>
     cmd.args(&c.command[1..]).current_dir(&c.root).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child =
-        cmd.spawn().map_err(|e| failure(FailureKind::Exit, format!("cannot start `{}`: {e}", command_line(c)), &tail))?;
+    let mut child = cmd.spawn().map_err(|e| failure(FailureKind::Exit, format!("cannot start `{}`: {e}", command_line(c)), &tail))?;
     let input = serde_json::to_vec(params).unwrap_or_default();
     if let Some(mut stdin) = child.stdin.take() {
         std::thread::spawn(move || {
