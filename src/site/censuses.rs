@@ -227,7 +227,10 @@ fn declare(root: &Path, file: &str, name: &str, text: &str) -> Result<SiteCensus
             return Err(bad(file, text, at, format!("`items` and `max_items` are for lists; `{p}` is not one")));
         }
     }
-    let files = match_sources(root, &d.sources).map_err(|m| bad(file, text, key("sources"), m))?;
+    let files = match_sources(root, &d.sources).map_err(|(g, m)| {
+        let from = key("sources");
+        bad(file, text, text[from..].find(g.as_str()).map_or(from, |i| from + i), m)
+    })?;
     let fingerprint = fingerprint(root, &d.command, &files).map_err(|m| bad(file, text, key("sources"), m))?;
     Ok(SiteCensus {
         name: name.to_string(),
@@ -244,14 +247,15 @@ fn declare(root: &Path, file: &str, name: &str, text: &str) -> Result<SiteCensus
 }
 
 /// The files under `root` each glob matches (relative, `/`-separated, sorted). Each glob
-/// is walked from its literal prefix; a glob that matches no file is an error.
-fn match_sources(root: &Path, globs: &[String]) -> Result<Vec<String>, String> {
+/// is walked from its literal prefix; a glob that matches no file, or is not a glob, is an
+/// error: (the glob, the sentence).
+fn match_sources(root: &Path, globs: &[String]) -> Result<Vec<String>, (String, String)> {
     let mut files = std::collections::BTreeSet::new();
     for g in globs {
         let matcher = globset::GlobBuilder::new(g)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("`{g}` is not a glob: {e}"))?
+            .map_err(|e| (g.clone(), format!("`{g}` is not a glob: {e}")))?
             .compile_matcher();
         let base: Vec<&str> = g.split('/').take_while(|c| !c.contains(['*', '?', '[', '{'])).collect();
         let start = root.join(base.join("/"));
@@ -268,7 +272,7 @@ fn match_sources(root: &Path, globs: &[String]) -> Result<Vec<String>, String> {
             }
         }
         if matched == 0 {
-            return Err(format!("the source `{g}` matches no file under the site root"));
+            return Err((g.clone(), format!("the source `{g}` matches no file under the site root")));
         }
     }
     Ok(files.into_iter().collect())
