@@ -3,6 +3,8 @@
 //! that census alone, and `--bless` rewrites them; `countersign list` and `run` show and
 //! run site censuses; a cancelled call ends the census's whole process group.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -159,4 +161,66 @@ fn countersign_new_makes_a_site_whose_python_census_builds_from_scratch() {
     assert!(page.contains("calls-subtraction"), "the site census's claims link to its call");
     let (code, _, err) = countersign(&site, &["check", "--strict", "--verify"]);
     assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn watch_reruns_a_site_census_when_its_script_is_saved() {
+    let d = tempfile::tempdir().unwrap();
+    let root = subtraction_site(d.path());
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&root, dir.path());
+    let s = common::start_on(dir, "127.0.0.1");
+    let st = s.status();
+    assert_eq!((st["ok"].as_bool(), st["stats"]["ran"].as_u64()), (Some(true), Some(1)), "{st}");
+    s.edit("censuses/subtraction.py", "SUBTRACTION_SET = (1, 3, 4)", "SUBTRACTION_SET = (1, 3, 5)");
+    let st = s.status();
+    assert_eq!((st["ok"].as_bool(), st["stats"]["ran"].as_u64()), (Some(false), Some(1)), "the script ran again: {st}");
+    assert!(s.get("/").2.contains("the essay says 7, the census gives 2"), "the overlay shows the failed claim");
+}
+
+#[test]
+#[cfg(unix)]
+fn watch_cancels_a_stale_site_census_by_ending_its_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    std::fs::create_dir_all(root.join("censuses")).unwrap();
+    let decl = "command: [python3, censuses/naps.py]\nsources: [censuses/naps.py]\ntimeout: 120\nparams:\n  nap: { type: bool }\n";
+    std::fs::write(root.join("censuses/naps.yaml"), decl).unwrap();
+    let script = "import json, subprocess, sys, time\nif json.load(sys.stdin)['nap']:\n    p = subprocess.Popen(['sleep', '120'])\n    \
+                  open('child.pid', 'w').write(str(p.pid))\n    time.sleep(120)\nprint('{\"n\": 1}')\n";
+    std::fs::write(root.join("censuses/naps.py"), script).unwrap();
+    let essay = "---\ntitle: E\n---\n\n```census\nid: n\nrun: naps\nwith: { nap: true }\n```\n\nOne: {{ n.n = 1 }}.\n";
+    std::fs::write(root.join("essays/e.md"), essay).unwrap();
+    let mut child = common::spawn(&root, &["--port", "0"]);
+    let _stdout = child.stdout.take();
+    let _stderr = child.stderr.take();
+    let kill = scopeguard(child);
+    let pid_file = root.join("child.pid");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&pid_file).map_or(true, |t| t.is_empty()) {
+        assert!(started.elapsed().as_secs() < 30, "the census never started its child");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let pid = rustix::process::Pid::from_raw(pid).unwrap();
+    std::fs::write(root.join("essays/e.md"), essay.replace("nap: true", "nap: false")).unwrap();
+    let started = std::time::Instant::now();
+    while rustix::process::test_kill_process(pid).is_ok() {
+        assert!(started.elapsed().as_secs() < 20, "the stale call's child outlived its cancellation");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(kill);
+}
+
+/// Kills the watch process when dropped, even when an assertion fails first.
+fn scopeguard(child: std::process::Child) -> impl Drop {
+    struct Guard(std::process::Child);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    Guard(child)
 }
