@@ -20,7 +20,11 @@
 //! stated "17.0 per cent" or "a third" checks one exact value.
 //!
 //! Adding a census: write `census/<game>.rs` with a type implementing [`Census`] and add
-//! one line to [`REGISTRY`].
+//! one line to [`REGISTRY`] (README, "Adding a built-in census").
+//!
+//! A site's own censuses (`crate::site::censuses`) are not [`Census`] types: they run as
+//! processes, make their [`Prepared`] calls through [`Prepared::new`], and may stop with a
+//! [`Failure`] as well as [`Cancelled`] ([`Stop`]). Built-in censuses are unchanged by them.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
