@@ -6,12 +6,16 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::census::{self, Ctx, PrepareError};
+use crate::census::{self, Ctx, PrepareError, Stop};
 use crate::diag::{Code, Diagnostic, Sources};
+use crate::pipeline::Callable;
+use crate::site::censuses::{self, SiteCensus};
 
 /// The text `countersign list` prints: every census with its summary, parameters, cost
-/// model and source modules.
-pub fn list() -> String {
+/// model and source modules; then the site censuses of `root` (declared in
+/// `censuses/*.yaml`), the same way, with their command and source files; then any
+/// problem with their declarations.
+pub fn list(root: &Path) -> String {
     let mut s = String::new();
     for c in census::REGISTRY {
         let _ = writeln!(s, "{}\n    {}", c.name(), c.summary());
@@ -21,7 +25,29 @@ pub fn list() -> String {
         let _ = writeln!(s, "    cost: {}", c.cost_model());
         let _ = writeln!(s, "    sources: {}\n", c.sources().join(", "));
     }
+    let site = censuses::load(root);
+    for c in &site.censuses {
+        let _ = writeln!(s, "{} (site census, {})\n    {}", c.name, c.file, c.summary);
+        for (name, spec) in &c.params {
+            let _ = writeln!(s, "    with.{name}: {}\n        {}", SiteCensus::shape(spec), spec.doc);
+        }
+        let _ = writeln!(s, "    command: {}", c.command.join(" "));
+        let _ = writeln!(s, "    cost: {}", Callable::Site(c.clone()).cost_model());
+        let _ = writeln!(s, "    sources: {}\n", c.files.join(", "));
+    }
+    for d in &site.diags {
+        let _ = writeln!(s, "{}: {}: {}", d.file, d.code.as_str(), d.message);
+    }
     s
+}
+
+/// The diagnostic of site census `name` failing, with the end of its standard error.
+fn failure(name: &str, file: &str, f: &census::Failure) -> Diagnostic {
+    let mut d = Diagnostic::error(f.kind.code(), file, 0..0, format!("site census `{name}` failed: {}", f.message));
+    for line in &f.stderr_tail {
+        d = d.with_note(format!("stderr | {line}"));
+    }
+    d
 }
 
 /// Run census `name` with parameters `with` (YAML). With `json`, only the result goes to
@@ -35,13 +61,14 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
         crate::console::err(&sources.render(&[d], color));
         ExitCode::from(1)
     };
-    let Some(c) = census::lookup(name) else {
+    let site = censuses::load(root);
+    let Some(c) = Callable::lookup(name, &site.censuses) else {
         // Point at the name as typed, not at the parameters (which may be fine).
         let mut named = Sources::new();
         named.add("NAME", name.to_string());
         return fail(
             Diagnostic::error(Code::UnknownCensus, "NAME", 0..name.len().max(1), format!("unknown census `{name}`"))
-                .with_hint(format!("censuses: {}", census::names().join(", "))),
+                .with_hint(format!("censuses: {}", Callable::names(&site.censuses).join(", "))),
             &named,
         );
     };
@@ -87,7 +114,8 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
     let started = Instant::now();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.run(&Ctx::new()))) {
         Err(payload) => fail(Diagnostic::error(Code::CensusPanicked, file, 0..0, census::unwind_message(payload.as_ref())), &sources),
-        Ok(Err(census::Cancelled)) => ExitCode::from(1),
+        Ok(Err(Stop::Cancelled)) => ExitCode::from(1),
+        Ok(Err(Stop::Failed(f))) => fail(failure(name, file, &f), &sources),
         Ok(Ok(v)) => {
             if json {
                 crate::console::out(&format!("{}\n", serde_json::to_string(&v).unwrap_or_default()));

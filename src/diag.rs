@@ -109,6 +109,18 @@ codes! {
     OverBudget = "over-budget",
     /// A census failed while running (a bug in countersign).
     CensusPanicked = "census-panicked",
+    /// A site census's declaration (`censuses/NAME.yaml`) is malformed.
+    CensusDeclaration = "census-declaration",
+    /// A site census has the name of a built-in census.
+    CensusNameTaken = "census-name-taken",
+    /// A site census could not be started or exited with a non-zero status.
+    CensusExit = "census-exit",
+    /// A site census's output is not one JSON value.
+    CensusBadOutput = "census-bad-output",
+    /// A site census ran past its time limit.
+    CensusTimeout = "census-timeout",
+    /// A site census answered differently when run again (`check --verify`).
+    CensusNondeterministic = "census-nondeterministic",
     /// A figure's kind does not exist.
     UnknownFigureKind = "unknown-figure-kind",
     /// A figure could not be drawn from its data.

@@ -58,6 +58,10 @@ enum Command {
         /// Compute every census afresh; neither read nor write the cache.
         #[arg(long)]
         no_cache: bool,
+        /// Also run every site census call twice more, afresh, and fail when its two
+        /// answers differ (a census must be deterministic).
+        #[arg(long)]
+        verify: bool,
     },
     /// Run one census and print its result.
     Run {
@@ -216,7 +220,7 @@ fn main() -> ExitCode {
     }
     match &cli.command {
         Command::Build { out, no_cache } => build(&cli, out.as_deref(), *no_cache, color),
-        Command::Check { bless, strict, format, no_cache } => {
+        Command::Check { bless, strict, format, no_cache, verify } => {
             let started = Instant::now();
             let run = pipeline::run(
                 &RunOptions {
@@ -230,6 +234,9 @@ fn main() -> ExitCode {
             let mut diags = run.diags.clone();
             let reports: Vec<countersign::check::ClaimReport> =
                 run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
+            if *verify {
+                diags.extend(pipeline::verify(&run.loaded));
+            }
             if *strict {
                 diags.extend(countersign::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
             }
@@ -292,7 +299,7 @@ fn main() -> ExitCode {
             }
         },
         Command::List => {
-            out(&countersign::cli_run::list());
+            out(&countersign::cli_run::list(&cli.root));
             ExitCode::SUCCESS
         }
         Command::Cache { action: CacheAction::Clean } => {

@@ -16,10 +16,11 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::cache::{self, Cache};
-use crate::census::{self, Ctx, DynCensus, PrepareError, Prepared};
+use crate::census::{self, Ctx, DynCensus, PrepareError, Prepared, Stop};
 use crate::check::{self, Bound, ClaimReport, Status};
 use crate::content::{self, locate_keys, offset_of, Essay};
 use crate::diag::{Code, Diagnostic, Sources};
+use crate::site::censuses::{self, SiteCensus};
 use crate::site::config::{self, Config};
 use crate::site::files::SiteFiles;
 use crate::site::output::Output;
@@ -36,6 +37,8 @@ pub struct Loaded {
     pub files: SiteFiles,
     /// Texts of every file a diagnostic may point into.
     pub sources: Sources,
+    /// The site's own censuses (`censuses/*.yaml`), sorted by name.
+    pub censuses: Vec<Arc<SiteCensus>>,
     /// Problems found while loading.
     pub diags: Vec<Diagnostic>,
 }
@@ -83,9 +86,15 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     if let Some(t) = &files.bibliography {
         sources.add(crate::render::bib::FILE, t.clone());
     }
+    let site = censuses::load(root);
+    for (file, text) in site.texts {
+        sources.add(file, text);
+    }
+    diags.extend(site.diags);
     // Files that failed to parse still need their text for diagnostics.
     add_missing_sources(root, &mut sources, &diags);
-    (Loaded { root: root.to_path_buf(), config, essays, files, sources, diags }, config_text)
+    let censuses = site.censuses;
+    (Loaded { root: root.to_path_buf(), config, essays, files, sources, censuses, diags }, config_text)
 }
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
@@ -104,16 +113,80 @@ fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic])
     }
 }
 
+/// A census the plan can call: one built into countersign, or one the site declares.
+/// The pipeline treats both alike through this type.
+#[derive(Clone)]
+pub enum Callable {
+    /// A registered [`census::Census`], run in this process.
+    Builtin(&'static dyn DynCensus),
+    /// A site census (`censuses/NAME.yaml`), run as a process of its own.
+    Site(Arc<SiteCensus>),
+}
+
+impl Callable {
+    /// The census named `name`: a built-in one, else one of `site`'s.
+    pub fn lookup(name: &str, site: &[Arc<SiteCensus>]) -> Option<Callable> {
+        census::lookup(name).map(Callable::Builtin).or_else(|| site.iter().find(|c| c.name == name).cloned().map(Callable::Site))
+    }
+
+    /// Every census name, built-in ones first.
+    pub fn names(site: &[Arc<SiteCensus>]) -> Vec<String> {
+        census::names().into_iter().map(str::to_string).chain(site.iter().map(|c| c.name.clone())).collect()
+    }
+
+    /// The census's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Callable::Builtin(c) => c.name(),
+            Callable::Site(c) => &c.name,
+        }
+    }
+
+    /// How its cost is estimated, in words.
+    pub fn cost_model(&self) -> String {
+        match self {
+            Callable::Builtin(c) => c.cost_model().to_string(),
+            Callable::Site(c) => format!("a site census: not estimated; bounded by its time limit of {}s", c.timeout.as_secs_f64()),
+        }
+    }
+
+    /// Prepare a call from a whole census block (see [`DynCensus::prepare`]).
+    pub fn prepare(&self, block_yaml: &str) -> Result<Prepared, PrepareError> {
+        match self {
+            Callable::Builtin(c) => c.prepare(block_yaml),
+            Callable::Site(c) => c.prepare(block_yaml),
+        }
+    }
+
+    /// The fingerprint its cached results are keyed by: of its source modules (built in),
+    /// or of its command and source files (site).
+    pub fn fingerprint(&self) -> String {
+        match self {
+            Callable::Builtin(c) => crate::fingerprint::of_sources(c.sources()),
+            Callable::Site(c) => c.fingerprint.clone(),
+        }
+    }
+}
+
+impl From<&'static dyn DynCensus> for Callable {
+    fn from(c: &'static dyn DynCensus) -> Callable {
+        Callable::Builtin(c)
+    }
+}
+
 /// One distinct census call (calls with equal keys in several essays run once).
 pub struct Call {
     /// Cache key.
     pub key: String,
     /// The census.
-    pub census: &'static dyn DynCensus,
+    pub census: Callable,
     /// Parsed and validated parameters.
     pub prepared: Prepared,
     /// Fingerprint of the census's sources.
     pub fingerprint: String,
+    /// Where the first block making this call is: (essay file, span of its `run:`), for
+    /// the diagnostics of a site census that fails.
+    pub at: (String, std::ops::Range<usize>),
 }
 
 /// The calls to run and, per essay, which call each id is bound to.
@@ -148,9 +221,14 @@ fn line_span(content: &str, block: &content::scan::FencedBlock, at: usize) -> st
 /// Look up the census a block runs and prepare its parameters, refusing a call whose
 /// cost is over `budget`. Errors: an unknown census, bad parameters, a parameter out of
 /// range, a cost over the budget (each a diagnostic at the block's line).
-fn prepare_call(essay: &Essay, c: &content::CensusBlock, budget: u64) -> Result<(&'static dyn DynCensus, Prepared), Diagnostic> {
-    let Some(census) = census::lookup(&c.run) else {
-        let names = census::names();
+fn prepare_call(
+    essay: &Essay,
+    c: &content::CensusBlock,
+    budget: u64,
+    site: &[Arc<SiteCensus>],
+) -> Result<(Callable, Prepared), Diagnostic> {
+    let Some(census) = Callable::lookup(&c.run, site) else {
+        let names = Callable::names(site);
         let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
         let hint = match best {
             Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
@@ -220,19 +298,19 @@ pub fn plan(loaded: &Loaded) -> Plan {
     for essay in &loaded.essays {
         let mut bind = BTreeMap::new();
         for c in &essay.calls {
-            let (census, prepared) = match prepare_call(essay, c, loaded.config.budget) {
+            let (census, prepared) = match prepare_call(essay, c, loaded.config.budget, &loaded.censuses) {
                 Ok(x) => x,
                 Err(d) => {
                     diags.push(d);
                     continue;
                 }
             };
-            let fingerprint = crate::fingerprint::of_sources(census.sources());
+            let fingerprint = census.fingerprint();
             let key = cache::key(census.name(), &prepared.params, &fingerprint);
             let idx = match calls.iter().position(|k| k.key == key) {
                 Some(i) => i,
                 None => {
-                    calls.push(Call { key, census, prepared, fingerprint });
+                    calls.push(Call { key, census, prepared, fingerprint, at: (essay.file.clone(), c.run_span.clone()) });
                     calls.len() - 1
                 }
             };
@@ -474,6 +552,69 @@ fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
     .with_hint("this is a bug in countersign's solver; please report it with these parameters")
 }
 
+/// The diagnostic of a site census call that failed: at the `run:` line of the first
+/// block making the call, with the last lines of its standard error as notes.
+fn failure_diag(call: &Call, f: &census::Failure) -> Diagnostic {
+    let (file, span) = &call.at;
+    let mut d = Diagnostic::error(f.kind.code(), file, span.clone(), format!("site census `{}` failed: {}", call.census.name(), f.message))
+        .with_label("this call");
+    if f.stderr_tail.is_empty() {
+        d = d.with_note("it wrote nothing to standard error");
+    } else {
+        let n = f.stderr_tail.len();
+        d = d.with_note(format!("the last {n} line{} of its standard error:", if n == 1 { "" } else { "s" }));
+        for line in &f.stderr_tail {
+            d = d.with_note(format!("stderr | {line}"));
+        }
+    }
+    d.with_note(format!("its parameters, on standard input: {}", serde_json::to_string(&call.prepared.params).unwrap_or_default()))
+}
+
+/// Run every site census call of the plan of `loaded` twice, afresh (no cache), in
+/// parallel, and report each call whose two answers differ (`census-nondeterministic`,
+/// at its block) or that fails. Built-in censuses are not run: they are pure by contract.
+pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
+    let plan = plan(loaded);
+    let found: Vec<Option<Diagnostic>> = plan
+        .calls
+        .par_iter()
+        .filter(|c| matches!(c.census, Callable::Site(_)))
+        .map(|call| {
+            let run = || match call.prepared.run(&Ctx::new()) {
+                Ok(v) => Ok(v),
+                Err(Stop::Failed(f)) => Err(Some(failure_diag(call, &f))),
+                Err(Stop::Cancelled) => Err(None),
+            };
+            let (first, second) = match (run(), run()) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(d), _) | (_, Err(d)) => return d,
+            };
+            (first != second).then(|| {
+                let short = |v: &Value| {
+                    let s = serde_json::to_string(v).unwrap_or_default();
+                    if s.chars().count() > 200 {
+                        format!("{}…", s.chars().take(200).collect::<String>())
+                    } else {
+                        s
+                    }
+                };
+                let (file, span) = &call.at;
+                Diagnostic::error(
+                    Code::CensusNondeterministic,
+                    file,
+                    span.clone(),
+                    format!("site census `{}` answered differently when run twice with the same parameters", call.census.name()),
+                )
+                .with_label("this call")
+                .with_note(format!("first: {}", short(&first)))
+                .with_note(format!("second: {}", short(&second)))
+                .with_hint("a census's result must depend only on its parameters and sources (no clock, no randomness, no hash order)")
+            })
+        })
+        .collect();
+    found.into_iter().flatten().collect()
+}
+
 /// Run every planned call not in memory or the cache, in parallel; store new results.
 pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let multi = indicatif::MultiProgress::new();
@@ -533,7 +674,13 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                     }
                     Some(v)
                 }
-                Ok(Err(census::Cancelled)) => None,
+                Ok(Err(Stop::Cancelled)) => None,
+                Ok(Err(Stop::Failed(f))) => {
+                    if let Ok(mut d) = diags.lock() {
+                        d.push(failure_diag(call, &f));
+                    }
+                    None
+                }
                 Err(panic) => {
                     if let Ok(mut d) = diags.lock() {
                         d.push(panic_diag(call, panic.as_ref()));

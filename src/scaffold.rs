@@ -2,7 +2,9 @@
 //!
 //! It writes `countersign.yaml` (title, base_url, description), `essays/first-essay.md`
 //! (front matter, one `welter.census` block with small parameters, claims, a figure-free
-//! body), a one-entry `references.yaml` cited by the essay, and a `.gitignore` for the
+//! body, and a section whose census is the site's own: `censuses/subtraction.py`, a Python
+//! script declared in `censuses/subtraction.grundy.yaml`), a one-entry `references.yaml`
+//! cited by the essay, and a `.gitignore` for the
 //! output and the cache. Templates and styles are built into the binary; copy files into
 //! `templates/` or `static/` only to override them. Refuses a folder that exists and is
 //! not empty, so it never overwrites anything.
@@ -19,7 +21,9 @@ pub fn files(title: &str) -> Vec<(&'static str, String)> {
                 "title: {title_yaml}\n# Where the site will be served from (canonical URLs, the feed, the sitemap).\nbase_url: https://example.org\ndescription: Essays whose numbers are recomputed at every build.\n"
             ),
         ),
-        ("essays/first-essay.md", ESSAY.to_string()),
+        ("essays/first-essay.md", format!("{ESSAY}{SITE_CENSUS_SECTION}")),
+        ("censuses/subtraction.grundy.yaml", SITE_CENSUS_DECLARATION.to_string()),
+        ("censuses/subtraction.py", SITE_CENSUS_SCRIPT.to_string()),
         ("references.yaml", REFERENCES.to_string()),
         (".gitignore", "public/\n.countersign-cache/\n".to_string()),
     ]
@@ -50,6 +54,35 @@ right on {{ small.nim_sum_right = 0 }} of them: not a single one.
 Change a number above and run `countersign check`: the build refuses it, pointing at the
 number. `countersign check --bless` writes the computed value back.
 "#;
+
+/// The essay's section on a census the site brings with it (README, "Site censuses").
+const SITE_CENSUS_SECTION: &str = r#"
+## A game of your own
+
+A game need not be built in to be counted. This site brings its own census: the Python
+script `censuses/subtraction.py`, declared in `censuses/subtraction.grundy.yaml`. In its
+subtraction game a move takes {{ plain 1 }}, {{ plain 3 }} or {{ plain 4 }} counters from
+a heap, and the script finds the Grundy value of each heap and the period of the sequence.
+
+```census
+id: subtraction
+run: subtraction.grundy
+with: { heaps: 30 }
+```
+
+The values repeat with period {{ subtraction.period = 7 }} from the empty heap on, in the
+block {{ subtraction.block = 0, 1, 0, 1, 2, 3 and 2 }}.
+
+Change the moves in the script to `(1, 3, 5)` and run `countersign check`, or save the
+script while `countersign watch` runs: the census runs again and both claims fail.
+`countersign check --bless` writes the new values back.
+"#;
+
+/// The declaration of the new site's own census.
+const SITE_CENSUS_DECLARATION: &str = include_str!("scaffold/subtraction.grundy.yaml");
+
+/// The new site's own census: Grundy values of a subtraction game, in Python.
+const SITE_CENSUS_SCRIPT: &str = include_str!("scaffold/subtraction.py");
 
 const REFERENCES: &str = r#"# The bibliography, in hayagriva's YAML format; cite with [@key].
 welter1954:
@@ -90,6 +123,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_new_site_census_is_the_fixture_census() {
+        // tests/site_censuses.rs edits and blesses the fixture; it must be what `new` writes.
+        let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sites/ext-census-subtraction/censuses/");
+        assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.py")).unwrap(), SITE_CENSUS_SCRIPT);
+        assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.grundy.yaml")).unwrap(), SITE_CENSUS_DECLARATION);
+    }
+
+    #[test]
     fn a_new_site_builds_at_once_and_passes_strict() {
         let tmp = tempfile::tempdir().expect("temp dir");
         let dir = tmp.path().join("my-essays");
@@ -108,6 +149,9 @@ mod tests {
         assert!(page.contains("href=\"#calls-small\""), "claims link to provenance");
         assert!(page.contains("id=\"ref-welter1954\""), "the citation is listed");
         assert!(out.files.contains_key("welter/index.html") && out.files.contains_key("feed.xml"));
+        // The site's own census ran (Python is needed) and certified its claims.
+        let site_census = reports.iter().filter(|r| r.kind == "check" && r.census.as_deref() == Some("subtraction.grundy")).count();
+        assert_eq!(site_census, 2, "the period and the block are checked by the site census");
         // Never over an existing site.
         assert!(create(&dir).is_err());
     }

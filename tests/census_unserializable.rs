@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use countersign::cache::Cache;
 use countersign::census::{Cancelled, Census, Ctx, DynCensus, Entry, ParamDoc, ParamError};
-use countersign::pipeline::{self, Call, ComputeOptions, Plan};
+use countersign::pipeline::{self, Call, Callable, ComputeOptions, Plan};
 
 /// A census whose result is a map with tuple keys, which JSON cannot hold.
 struct TupleKeys;
@@ -43,7 +43,13 @@ fn a_result_that_does_not_serialize_is_a_bug_diagnostic_and_is_not_cached() {
     let cache = Cache::at(dir.path().join("cache"));
     let prepared = TUPLE_KEYS.prepare("id: t\nrun: test.tuple_keys\n").unwrap();
     let plan = Plan {
-        calls: vec![Call { key: "k".repeat(64), census: &TUPLE_KEYS, prepared, fingerprint: "f".into() }],
+        calls: vec![Call {
+            key: "k".repeat(64),
+            census: Callable::Builtin(&TUPLE_KEYS),
+            prepared,
+            fingerprint: "f".into(),
+            at: ("essays/t.md".into(), 0..0),
+        }],
         bindings: vec![BTreeMap::from([("t".to_string(), 0)])],
         diags: Vec::new(),
     };

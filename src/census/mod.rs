@@ -20,7 +20,11 @@
 //! stated "17.0 per cent" or "a third" checks one exact value.
 //!
 //! Adding a census: write `census/<game>.rs` with a type implementing [`Census`] and add
-//! one line to [`REGISTRY`].
+//! one line to [`REGISTRY`] (README, "Adding a built-in census").
+//!
+//! A site's own censuses (`crate::site::censuses`) are not [`Census`] types: they run as
+//! processes, make their [`Prepared`] calls through [`Prepared::new`], and may stop with a
+//! [`Failure`] as well as [`Cancelled`] ([`Stop`]). Built-in censuses are unchanged by them.
 
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -200,10 +204,58 @@ pub trait Census: Send + Sync + 'static {
     fn run(params: &Self::Params, ctx: &Ctx) -> Result<Self::Output, Cancelled>;
 }
 
+/// Why a run ended without a result: it was cancelled, or (a site census) it failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Cancelled through its [`Ctx`]; nothing to report.
+    Cancelled,
+    /// A site census's process failed; reported as a diagnostic at the census block.
+    Failed(Failure),
+}
+
+impl From<Cancelled> for Stop {
+    fn from(_: Cancelled) -> Stop {
+        Stop::Cancelled
+    }
+}
+
+/// How a site census's process failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// It could not be started, or it exited with a non-zero status.
+    Exit,
+    /// Its standard output is not one JSON value.
+    Output,
+    /// It ran longer than its declared time limit and was ended.
+    Timeout,
+}
+
+impl FailureKind {
+    /// The diagnostic code that reports it.
+    pub fn code(self) -> crate::diag::Code {
+        match self {
+            FailureKind::Exit => crate::diag::Code::CensusExit,
+            FailureKind::Output => crate::diag::Code::CensusBadOutput,
+            FailureKind::Timeout => crate::diag::Code::CensusTimeout,
+        }
+    }
+}
+
+/// A site census's failure: what happened and the last lines of its standard error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Which failure.
+    pub kind: FailureKind,
+    /// One sentence, e.g. "`python3 censuses/grundy.py` exited with status 1".
+    pub message: String,
+    /// The last lines it wrote to standard error (progress lines left out), oldest first.
+    pub stderr_tail: Vec<String>,
+}
+
 /// A census call whose parameters parsed and passed their limits, ready to run.
 pub struct Prepared {
     /// The census's name.
-    pub name: &'static str,
+    pub name: String,
     /// The parameters in canonical JSON form.
     pub params: serde_json::Value,
     /// The estimated cost in elementary steps.
@@ -212,17 +264,24 @@ pub struct Prepared {
 }
 
 /// A prepared call's computation: run under a [`Ctx`], the result as JSON.
-type Runner = Box<dyn Fn(&Ctx) -> Result<serde_json::Value, Cancelled> + Send + Sync>;
+pub type Runner = Box<dyn Fn(&Ctx) -> Result<serde_json::Value, Stop> + Send + Sync>;
 
 impl Prepared {
+    /// A prepared call of census `name` with canonical `params`, estimated `cost` and the
+    /// computation `runner` (how a site census, which is not a [`Census`], is prepared).
+    pub fn new(name: String, params: serde_json::Value, cost: u64, runner: Runner) -> Prepared {
+        Prepared { name, params, cost, runner }
+    }
+
     /// Run the census; the result as JSON.
     ///
     /// A result that cannot be written as JSON (a map with non-string keys, a float that
     /// is not finite) is a bug in the census, never a `null` result: the run unwinds with a
     /// `String` payload starting "bug in census", as a panicking solver does, so the
     /// caller that catches it (the pipeline, `countersign run`) reports it and caches
-    /// nothing.
-    pub fn run(&self, ctx: &Ctx) -> Result<serde_json::Value, Cancelled> {
+    /// nothing. A built-in census stops only when cancelled; a site census may also stop
+    /// with a [`Failure`].
+    pub fn run(&self, ctx: &Ctx) -> Result<serde_json::Value, Stop> {
         (self.runner)(ctx)
     }
 }
@@ -339,7 +398,7 @@ impl<C: Census> DynCensus for Entry<C> {
         })?;
         let params = Arc::new(params);
         Ok(Prepared {
-            name: C::NAME,
+            name: C::NAME.to_string(),
             params: canonical,
             cost,
             runner: Box::new(move |ctx| {

@@ -1,7 +1,7 @@
 //! Which file-system events call for a rebuild.
 //!
 //! Watched: the root itself (not recursively: it sees `countersign.yaml` and the site
-//! folders appear or go), `essays/`, `templates/` and `static/` recursively, and, for each
+//! folders appear or go), `essays/`, `templates/`, `static/` and `censuses/` recursively, and, for each
 //! symlink in them, the folder of the file it points to (an editor saving the target by
 //! rename replaces that file, so the file itself cannot be watched). Never watched:
 //! `public/`, `.countersign-cache/`, `target/` or anything else in the root, so neither a
@@ -21,7 +21,7 @@ use notify::event::{EventKind, ModifyKind, RemoveKind};
 use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 
 /// The folders of a site that are watched recursively.
-pub const FOLDERS: [&str; 3] = ["essays", "templates", "static"];
+pub const FOLDERS: [&str; 4] = ["essays", "templates", "static", "censuses"];
 /// The configuration file.
 pub const CONFIG: &str = "countersign.yaml";
 
