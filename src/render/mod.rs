@@ -920,7 +920,14 @@ fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Vec<u8>)>) 
         .reports
         .iter()
         .filter(|r| r.kind != "plain")
-        .map(|r| PublishedClaim { line: r.line, path: &r.path, stated: &r.stated, value: &r.value, census: &r.census_id, status: &r.status })
+        .map(|r| PublishedClaim {
+            line: r.line,
+            path: &r.path,
+            stated: &r.stated,
+            value: &r.value,
+            census: &r.census_id,
+            status: &r.status,
+        })
         .collect();
     let mut claims_hash = blake3::Hasher::new();
     let _ = serde_json::to_writer(&mut claims_hash, &claims);
