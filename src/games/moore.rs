@@ -184,7 +184,8 @@ struct OptionAt<'a> {
 impl OptionWalk<'_, '_> {
     /// Decide how many heaps of `groups[gi]` to touch, most first.
     fn group(&mut self, gi: usize) -> ControlFlow<()> {
-        if gi == self.groups.len() {
+        // With every heap a move may touch chosen, the groups left are all kept as they are.
+        if gi == self.groups.len() || self.at.touched.len() == self.moves.k as usize {
             return self.emit();
         }
         let (v, m) = self.groups[gi];
@@ -300,6 +301,44 @@ pub struct Plain {
 struct Memo {
     lost: FxHashSet<MemoKey>,
     won: FxHashSet<MemoKey>,
+    /// One bit per slot of [`filter_slot`], set for the slot of every packed key in
+    /// `lost`: a clear bit answers "not lost" without a lookup (most options are won, and
+    /// looking for a lost option was a third of the recursion's time).
+    lost_slots: Vec<u64>,
+}
+
+/// Slots of [`Memo::lost_slots`]: 2^16 bits, 8 KB.
+const FILTER_BITS: u32 = 16;
+
+/// The slot of a packed key in [`Memo::lost_slots`]: a multiplicative hash of its halves.
+fn filter_slot(k: u128) -> usize {
+    let x = (k as u64) ^ ((k >> 64) as u64);
+    (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FILTER_BITS)) as usize
+}
+
+impl Memo {
+    /// True when `key` is known lost.
+    fn is_lost(&self, key: &MemoKey) -> bool {
+        if let MemoKey::Packed(k) = key {
+            let slot = filter_slot(*k);
+            if self.lost_slots.get(slot / 64).is_none_or(|w| w >> (slot % 64) & 1 == 0) {
+                return false;
+            }
+        }
+        self.lost.contains(key)
+    }
+
+    /// Remember `key` as lost.
+    fn insert_lost(&mut self, key: MemoKey) {
+        if let MemoKey::Packed(k) = key {
+            if self.lost_slots.is_empty() {
+                self.lost_slots = vec![0; 1 << (FILTER_BITS - 6)];
+            }
+            let slot = filter_slot(k);
+            self.lost_slots[slot / 64] |= 1 << (slot % 64);
+        }
+        self.lost.insert(key);
+    }
 }
 
 /// Bits per heap size in a packed [`MemoKey`]: a count of 0..=31 heaps.
@@ -351,7 +390,7 @@ impl Plain {
 
 /// The recursion of [`Plain`] on a canonical position `p` whose key is `key`.
 fn plain_lost(memo: &mut Memo, p: &[u32], key: MemoKey, moves: Moves, play: Play) -> bool {
-    if memo.lost.contains(&key) {
+    if memo.is_lost(&key) {
         return true;
     }
     if memo.won.contains(&key) {
@@ -361,7 +400,7 @@ fn plain_lost(memo: &mut Memo, p: &[u32], key: MemoKey, moves: Moves, play: Play
     let mut any = false;
     let mut won = walk_options(p, moves, &mut |q| {
         any = true;
-        if memo.lost.contains(&q.key()) {
+        if memo.is_lost(&q.key()) {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -372,7 +411,7 @@ fn plain_lost(memo: &mut Memo, p: &[u32], key: MemoKey, moves: Moves, play: Play
     if !won && any {
         won = walk_options(p, moves, &mut |q| {
             let k = q.key();
-            let lost = memo.lost.contains(&k) || !memo.won.contains(&k) && plain_lost(memo, &q.list().to_vec(), k, moves, play);
+            let lost = memo.is_lost(&k) || !memo.won.contains(&k) && plain_lost(memo, &q.list().to_vec(), k, moves, play);
             if lost {
                 ControlFlow::Break(())
             } else {
@@ -383,7 +422,7 @@ fn plain_lost(memo: &mut Memo, p: &[u32], key: MemoKey, moves: Moves, play: Play
     }
     let lost = if any { !won } else { play == Play::Normal };
     if lost {
-        memo.lost.insert(key);
+        memo.insert_lost(key);
     } else {
         memo.won.insert(key);
     }
