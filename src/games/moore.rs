@@ -411,7 +411,7 @@ fn plain_lost(memo: &mut Memo, p: &[u32], key: MemoKey, moves: Moves, play: Play
     if !won && any {
         won = walk_options(p, moves, &mut |q| {
             let k = q.key();
-            let lost = memo.is_lost(&k) || !memo.won.contains(&k) && plain_lost(memo, &q.list().to_vec(), k, moves, play);
+            let lost = memo.is_lost(&k) || !memo.won.contains(&k) && plain_lost(memo, q.list(), k, moves, play);
             if lost {
                 ControlFlow::Break(())
             } else {
