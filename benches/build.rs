@@ -1,6 +1,8 @@
 //! A whole build of a fixture site: load, plan, compute (warm: results in memory; cold:
 //! every census run), check and render into memory. Writing to disk is left out so the
-//! bench measures countersign, not the file system.
+//! bench measures countersign, not the file system. `build essays (warm)` does the same
+//! for this repository's own essays (results from the cache on the first run, then from
+//! memory); `scripts/peer-build` times the whole process against Zola and mdBook.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -33,5 +35,18 @@ fn whole_build(c: &mut Criterion) {
     c.bench_function("build ok-basic (cold)", |b| b.iter(|| pipeline::run(&opts, None).output.map(|o| o.files.len())));
 }
 
-criterion_group!(benches, whole_build);
+fn essays_build(c: &mut Criterion) {
+    let opts = RunOptions { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")), use_cache: true, progress: false, render: true };
+    let memory = Mutex::new(HashMap::new());
+    assert!(pipeline::run(&opts, Some(&memory)).ok());
+    c.bench_function("build essays (warm)", |b| {
+        b.iter(|| {
+            let run = pipeline::run(&opts, Some(&memory));
+            assert_eq!(run.stats.ran, 0);
+            run.output.map(|o| o.files.len())
+        })
+    });
+}
+
+criterion_group!(benches, whole_build, essays_build);
 criterion_main!(benches);

@@ -14,6 +14,13 @@ use countersign::console::{err, out};
 use countersign::diag::{Code, Diagnostic, Sources};
 use countersign::pipeline::{self, RunOptions};
 
+/// mimalloc rather than the system allocator: a warm build makes and frees some 200,000
+/// small values (results read from the cache), which the system allocator served with a
+/// fifth of the build's instructions and, in the worker threads, hundreds of `mprotect`
+/// calls growing their arenas.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "countersign", version, about = "A literate static-site generator whose numbers are recomputed at every build")]
 struct Cli {
@@ -206,6 +213,9 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
         run.stats.ran,
         run.stats.cached
     ));
+    // The process ends here: freeing the checked results value by value (a twentieth of
+    // a warm build's instructions) would only delay the exit.
+    std::mem::forget(run.checked);
     ExitCode::SUCCESS
 }
 

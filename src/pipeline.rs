@@ -625,6 +625,9 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let values: Vec<Option<Arc<Value>>> = plan
         .calls
         .par_iter()
+        // One call per job: a few calls cost seconds and most milliseconds, and two costly
+        // calls side by side in the plan must not share one thread while the other idles.
+        .with_max_len(1)
         .enumerate()
         .map(|(i, call)| {
             if let Some(mem) = opts.memory {

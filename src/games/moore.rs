@@ -123,6 +123,13 @@ pub fn options(heaps: &[u32], moves: Moves) -> Vec<Vec<u32>> {
 /// be visited more than once; [`options`] removes the repeats. Nothing is allocated per
 /// option: `visit` borrows a scratch list.
 pub fn for_each_option(heaps: &[u32], moves: Moves, visit: &mut dyn FnMut(&[u32]) -> ControlFlow<()>) -> ControlFlow<()> {
+    walk_options(heaps, moves, &mut |o| visit(o.list()))
+}
+
+/// [`for_each_option`]'s walk, visiting each option as an [`OptionAt`]: its [`MemoKey`]
+/// is known without building the option (see [`MemoKey::of`]), its list is built only
+/// when asked for.
+fn walk_options(heaps: &[u32], moves: Moves, visit: &mut dyn FnMut(&mut OptionAt) -> ControlFlow<()>) -> ControlFlow<()> {
     let p = canonical(heaps);
     // Runs of equal sizes, largest size first.
     let mut groups: Vec<(u32, usize)> = Vec::new();
@@ -132,53 +139,67 @@ pub fn for_each_option(heaps: &[u32], moves: Moves, visit: &mut dyn FnMut(&[u32]
             _ => groups.push((h, 1)),
         }
     }
-    let mut walk = OptionWalk {
+    let key = match MemoKey::of(&p) {
+        MemoKey::Packed(k) => Some(k),
+        MemoKey::List(_) => None,
+    };
+    let at = OptionAt {
         p: &p,
-        groups: &groups,
-        moves,
         touched: Vec::with_capacity(moves.k as usize),
         left_at: Vec::with_capacity(moves.k as usize),
         new_sizes: Vec::with_capacity(moves.k as usize),
         scratch: Vec::with_capacity(p.len()),
-        visit,
+        key,
     };
-    walk.group(0)
+    OptionWalk { groups: &groups, moves, at, visit }.group(0)
 }
 
 /// The state of one [`for_each_option`] enumeration.
 struct OptionWalk<'a, 'v> {
-    /// The position, canonical.
-    p: &'a [u32],
-    /// Runs of equal sizes of `p`, largest first: (size, count).
+    /// Runs of equal sizes of the position, largest first: (size, count).
     groups: &'a [(u32, usize)],
     moves: Moves,
+    /// The option being chosen.
+    at: OptionAt<'a>,
+    visit: &'v mut dyn FnMut(&mut OptionAt) -> ControlFlow<()>,
+}
+
+/// One option of a position, as far as [`OptionWalk`] has chosen it.
+struct OptionAt<'a> {
+    /// The position, canonical.
+    p: &'a [u32],
     /// Sizes of the heaps touched so far, one entry per heap, in nonincreasing order.
     touched: Vec<u32>,
     /// What each touched heap is left at (0 = emptied).
     left_at: Vec<u32>,
     /// The non-zero entries of `left_at`, sorted.
     new_sizes: Vec<u32>,
-    /// The option being built.
+    /// The option, built by [`OptionAt::list`].
     scratch: Vec<u32>,
-    visit: &'v mut dyn FnMut(&[u32]) -> ControlFlow<()>,
+    /// The packed key of the option as chosen so far, when the position's key is packed
+    /// (then so is every option's: a move adds no heap and grows none).
+    key: Option<u128>,
 }
 
 impl OptionWalk<'_, '_> {
     /// Decide how many heaps of `groups[gi]` to touch, most first.
     fn group(&mut self, gi: usize) -> ControlFlow<()> {
-        if gi == self.groups.len() {
+        // With every heap a move may touch chosen, the groups left are all kept as they are.
+        if gi == self.groups.len() || self.at.touched.len() == self.moves.k as usize {
             return self.emit();
         }
         let (v, m) = self.groups[gi];
-        let budget = (self.moves.k as usize).saturating_sub(self.touched.len());
+        let budget = (self.moves.k as usize).saturating_sub(self.at.touched.len());
         let lo = self.moves.lowest_from(v);
         for t in (0..=m.min(budget)).rev() {
             for _ in 0..t {
-                self.touched.push(v);
+                self.at.touched.push(v);
             }
+            self.at.shift(v, t, false);
             let flow = self.leave(gi, t, lo, v);
+            self.at.shift(v, t, true);
             for _ in 0..t {
-                self.touched.pop();
+                self.at.touched.pop();
             }
             flow?;
         }
@@ -192,20 +213,45 @@ impl OptionWalk<'_, '_> {
             return self.group(gi + 1);
         }
         for s in (from..v).rev() {
-            self.left_at.push(s);
+            self.at.left_at.push(s);
+            self.at.shift(s, 1, true);
             let flow = self.leave(gi, left - 1, s, v);
-            self.left_at.pop();
+            self.at.shift(s, 1, false);
+            self.at.left_at.pop();
             flow?;
         }
         ControlFlow::Continue(())
     }
 
-    /// Visit `p` minus the touched heaps plus what they were left at, if anything was
-    /// touched: the heaps kept (in order) merged with the sorted new sizes.
+    /// Visit the option chosen, if anything was touched.
     fn emit(&mut self) -> ControlFlow<()> {
-        if self.touched.is_empty() {
+        if self.at.touched.is_empty() {
             return ControlFlow::Continue(());
         }
+        (self.visit)(&mut self.at)
+    }
+}
+
+impl OptionAt<'_> {
+    /// Add (`add`) or remove `n` heaps of size `h` in the packed key, if any.
+    fn shift(&mut self, h: u32, n: usize, add: bool) {
+        if let (Some(k), true) = (self.key.as_mut(), h > 0) {
+            let d = (n as u128) << (PACK_BITS * (h - 1));
+            *k = if add { *k + d } else { *k - d };
+        }
+    }
+
+    /// The option's memo key.
+    fn key(&mut self) -> MemoKey {
+        match self.key {
+            Some(k) => MemoKey::Packed(k),
+            None => MemoKey::of(self.list()),
+        }
+    }
+
+    /// The option, canonical: the position minus the touched heaps plus what they were
+    /// left at; the heaps kept (in order) merged with the sorted new sizes.
+    fn list(&mut self) -> &[u32] {
         self.new_sizes.clear();
         self.new_sizes.extend(self.left_at.iter().copied().filter(|&h| h > 0));
         self.new_sizes.sort_unstable();
@@ -225,7 +271,7 @@ impl OptionWalk<'_, '_> {
             self.scratch.push(h);
         }
         self.scratch.extend_from_slice(&self.new_sizes[ni..]);
-        (self.visit)(&self.scratch)
+        &self.scratch
     }
 }
 
@@ -255,15 +301,58 @@ pub struct Plain {
 struct Memo {
     lost: FxHashSet<MemoKey>,
     won: FxHashSet<MemoKey>,
+    /// One bit per slot of [`filter_slot`], set for the slot of every packed key in
+    /// `lost`: a clear bit answers "not lost" without a lookup (most options are won, and
+    /// looking for a lost option was a third of the recursion's time).
+    lost_slots: Vec<u64>,
 }
 
-/// A canonical position as a hash key: packed into one integer, eight bits per heap, when
-/// it has at most 16 heaps of at most 255 counters (every census position does), else the
-/// list itself. Packing is one-to-one on canonical lists (sizes are non-zero, so the
-/// length is implied), and a packed key is hashed and compared without a pointer to follow.
+/// Slots of [`Memo::lost_slots`]: 2^16 bits, 8 KB.
+const FILTER_BITS: u32 = 16;
+
+/// The slot of a packed key in [`Memo::lost_slots`]: a multiplicative hash of its halves.
+fn filter_slot(k: u128) -> usize {
+    let x = (k as u64) ^ ((k >> 64) as u64);
+    (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FILTER_BITS)) as usize
+}
+
+impl Memo {
+    /// True when `key` is known lost.
+    fn is_lost(&self, key: &MemoKey) -> bool {
+        if let MemoKey::Packed(k) = key {
+            let slot = filter_slot(*k);
+            if self.lost_slots.get(slot / 64).is_none_or(|w| w >> (slot % 64) & 1 == 0) {
+                return false;
+            }
+        }
+        self.lost.contains(key)
+    }
+
+    /// Remember `key` as lost.
+    fn insert_lost(&mut self, key: MemoKey) {
+        if let MemoKey::Packed(k) = key {
+            if self.lost_slots.is_empty() {
+                self.lost_slots = vec![0; 1 << (FILTER_BITS - 6)];
+            }
+            let slot = filter_slot(k);
+            self.lost_slots[slot / 64] |= 1 << (slot % 64);
+        }
+        self.lost.insert(key);
+    }
+}
+
+/// Bits per heap size in a packed [`MemoKey`]: a count of 0..=31 heaps.
+const PACK_BITS: u32 = 5;
+
+/// A canonical position as a hash key: packed into one integer when it has at most 31
+/// heaps of at most 25 counters (every census position of the essays does), else the list
+/// itself. A packed key holds, for each size h in 1..=25, the number of heaps of size h in
+/// bits 5(h − 1) to 5h − 1: one-to-one on such positions, hashed and compared without a
+/// pointer to follow, and a move changes it by adding and subtracting one term per heap
+/// touched, so [`Plain`] knows an option's key without building the option.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum MemoKey {
-    /// The sizes as the bytes of a `u128`, the smallest in the lowest byte.
+    /// The counts of each size, five bits each, size 1 in the lowest bits.
     Packed(u128),
     /// Positions too large to pack.
     List(Vec<u32>),
@@ -272,8 +361,8 @@ pub enum MemoKey {
 impl MemoKey {
     /// The key of the canonical position `p` (nondecreasing non-zero sizes).
     pub fn of(p: &[u32]) -> MemoKey {
-        if p.len() <= 16 && p.iter().all(|&h| h <= 255) {
-            MemoKey::Packed(p.iter().rev().fold(0u128, |a, &h| (a << 8) | u128::from(h)))
+        if p.len() < 1 << PACK_BITS && p.iter().all(|&h| (1..=128 / PACK_BITS).contains(&h)) {
+            MemoKey::Packed(p.iter().map(|&h| 1u128 << (PACK_BITS * (h - 1))).sum())
         } else {
             MemoKey::List(p.to_vec())
         }
@@ -288,7 +377,9 @@ impl Plain {
 
     /// True when the player to move from `heaps` (any order, zeros ignored) loses.
     pub fn lost(&mut self, heaps: &[u32]) -> bool {
-        plain_lost(&mut self.memo, &canonical(heaps), self.moves, self.play)
+        let p = canonical(heaps);
+        let key = MemoKey::of(&p);
+        plain_lost(&mut self.memo, &p, key, self.moves, self.play)
     }
 
     /// Number of positions whose outcome is memoised.
@@ -297,10 +388,9 @@ impl Plain {
     }
 }
 
-/// The recursion of [`Plain`] on a canonical position.
-fn plain_lost(memo: &mut Memo, p: &[u32], moves: Moves, play: Play) -> bool {
-    let key = MemoKey::of(p);
-    if memo.lost.contains(&key) {
+/// The recursion of [`Plain`] on a canonical position `p` whose key is `key`.
+fn plain_lost(memo: &mut Memo, p: &[u32], key: MemoKey, moves: Moves, play: Play) -> bool {
+    if memo.is_lost(&key) {
         return true;
     }
     if memo.won.contains(&key) {
@@ -308,9 +398,9 @@ fn plain_lost(memo: &mut Memo, p: &[u32], moves: Moves, play: Play) -> bool {
     }
     // Pass 1: an option already known lost.
     let mut any = false;
-    let mut won = for_each_option(p, moves, &mut |q| {
+    let mut won = walk_options(p, moves, &mut |q| {
         any = true;
-        if memo.lost.contains(&MemoKey::of(q)) {
+        if memo.is_lost(&q.key()) {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -319,8 +409,10 @@ fn plain_lost(memo: &mut Memo, p: &[u32], moves: Moves, play: Play) -> bool {
     .is_break();
     // Pass 2: evaluate the options, recursing into the unknown ones.
     if !won && any {
-        won = for_each_option(p, moves, &mut |q| {
-            if plain_lost(memo, q, moves, play) {
+        won = walk_options(p, moves, &mut |q| {
+            let k = q.key();
+            let lost = memo.is_lost(&k) || !memo.won.contains(&k) && plain_lost(memo, q.list(), k, moves, play);
+            if lost {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -330,7 +422,7 @@ fn plain_lost(memo: &mut Memo, p: &[u32], moves: Moves, play: Play) -> bool {
     }
     let lost = if any { !won } else { play == Play::Normal };
     if lost {
-        memo.lost.insert(key);
+        memo.insert_lost(key);
     } else {
         memo.won.insert(key);
     }
@@ -820,8 +912,25 @@ mod tests {
     fn memo_keys_are_one_to_one() {
         let keys: BTreeSet<String> = all_positions(6, 9).iter().map(|p| format!("{:?}", MemoKey::of(p))).collect();
         assert_eq!(keys.len(), all_positions(6, 9).len());
-        assert_eq!(MemoKey::of(&[1, 256]), MemoKey::List(vec![1, 256]));
-        assert_eq!(MemoKey::of(&[1; 17]), MemoKey::List(vec![1; 17]));
+        assert_eq!(MemoKey::of(&[1, 26]), MemoKey::List(vec![1, 26]));
+        assert_eq!(MemoKey::of(&[1; 32]), MemoKey::List(vec![1; 32]));
+        assert_eq!(MemoKey::of(&[1; 31]), MemoKey::Packed(31));
+        assert_eq!(MemoKey::of(&[1, 25, 25]), MemoKey::Packed(1 | 2 << 120));
+    }
+
+    #[test]
+    fn walked_keys_are_the_keys_of_the_options() {
+        // The key the walk keeps as it chooses (added and subtracted per heap touched) is
+        // the key of the option built, packed or not.
+        for moves in [Moves::moore(3), Moves::capped(2, 2)] {
+            for p in all_positions(5, 6).into_iter().chain([vec![1, 2, 30], vec![3; 33], vec![25, 25, 26]]) {
+                let _ = walk_options(&p, moves, &mut |o| {
+                    let key = o.key();
+                    assert_eq!(key, MemoKey::of(o.list()), "an option of {p:?} under {moves:?}");
+                    ControlFlow::Continue(())
+                });
+            }
+        }
     }
 
     #[test]
