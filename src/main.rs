@@ -73,6 +73,12 @@ enum Command {
     },
     /// List the censuses, their parameters, limits and cost model.
     List,
+    /// Document every figure kind (or one): the data it draws, each option with its type,
+    /// default and meaning, and an example block.
+    Figures {
+        /// Only this kind (e.g. grid).
+        kind: Option<String>,
+    },
     /// Build, serve the site from memory on localhost, rebuild on every save and reload
     /// the open pages; a failed claim shows over every page until the next good save.
     Watch {
@@ -282,6 +288,16 @@ fn main() -> ExitCode {
             Err(e) => {
                 err(&format!("error: {e}\n"));
                 ExitCode::from(1)
+            }
+        },
+        Command::Figures { kind } => match countersign::figures::reference::reference(kind.as_deref()) {
+            Ok(text) => {
+                out(&text);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                err(&format!("error: {e}\n"));
+                ExitCode::from(2)
             }
         },
         Command::List => {

@@ -282,7 +282,7 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
     for essay in essays {
         for f in &essay.figures {
             if crate::figures::lookup(&f.plot).is_none() {
-                let kinds: Vec<&str> = crate::figures::KINDS.iter().map(|(k, _)| *k).collect();
+                let kinds = crate::figures::reference::names();
                 diags.push(
                     Diagnostic::error(
                         Code::UnknownFigureKind,
@@ -290,7 +290,7 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
                         f.plot_span.clone(),
                         format!("unknown figure kind `{}`", f.plot),
                     )
-                    .with_hint(format!("figure kinds: {}", kinds.join(", "))),
+                    .with_hint(format!("figure kinds: {}; `countersign figures` documents each", kinds.join(", "))),
                 );
             } else if !essay.calls.iter().any(|c| c.id == f.from.id) {
                 diags.push(

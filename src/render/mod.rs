@@ -315,10 +315,12 @@ fn draw_figures(
                     Some(k) => crate::content::block_key_span(&f.block, k),
                     None => f.from_span.clone(),
                 };
-                diags.push(
-                    Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
-                        .with_hint(e.hint),
-                );
+                let mut d = Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
+                    .with_hint(e.hint.clone());
+                if !e.hint.contains("countersign figures") {
+                    d = d.with_note(figures::reference::see(&f.plot));
+                }
+                diags.push(d);
                 html.push(String::new());
             }
         }
