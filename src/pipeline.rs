@@ -729,14 +729,46 @@ fn load_incremental(root: &Path, memo: &mut Incremental) -> (Loaded, Option<Stri
     (loaded, config_text)
 }
 
+/// Whether a run's rendered site holds the essays marked `draft: true`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Drafts {
+    /// Rendered like the others (`watch`, `check`), their pages carrying a banner.
+    #[default]
+    Shown,
+    /// Left out of every page, list and index (`build`); links to them show as plain
+    /// text, as links to planned essays do.
+    LeftOut,
+}
+
+/// One warning per essay marked `draft: true`, at its `draft` key: checked, not published.
+pub fn draft_warnings(essays: &[Essay]) -> Vec<Diagnostic> {
+    essays
+        .iter()
+        .filter(|e| e.front.draft)
+        .map(|e| {
+            Diagnostic::warning(Code::Draft, &e.file, e.front.draft_span.clone(), format!("`{}` is a draft", e.front.title))
+                .with_hint("its claims are checked and `countersign watch` shows it, but `countersign build` leaves it out; remove `draft: true` to publish it")
+        })
+        .collect()
+}
+
 /// Render every essay of `loaded` with its checked claims (see
-/// [`crate::render::render_site`]).
-fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Memo) -> (Output, Vec<Diagnostic>) {
+/// [`crate::render::render_site`]); with [`Drafts::LeftOut`], every essay but the drafts,
+/// whose titles then count as planned.
+fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Memo, drafts: Drafts) -> (Output, Vec<Diagnostic>) {
     let mut out = Output::default();
+    let leave_out = |e: &Essay| drafts == Drafts::LeftOut && e.front.draft;
+    let mut config = std::borrow::Cow::Borrowed(&loaded.config);
+    for e in loaded.essays.iter().filter(|e| leave_out(e)) {
+        let c = config.to_mut();
+        c.planned.push(e.front.title.clone());
+        c.drafts_left_out.insert(e.front.title.clone(), (e.file.clone(), e.front.draft_span.clone()));
+    }
     let inputs: Vec<crate::render::EssayInput> = loaded
         .essays
         .iter()
         .enumerate()
+        .filter(|(_, e)| !leave_out(e))
         .map(|(i, e)| crate::render::EssayInput {
             essay: e,
             bound: &checked.bound[i],
@@ -744,7 +776,7 @@ fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Me
             reports: &checked.reports[i],
         })
         .collect();
-    let d = crate::render::render_site(&loaded.config, &loaded.files, &inputs, &mut out, memo);
+    let d = crate::render::render_site(&config, &loaded.files, &inputs, &mut out, memo);
     (out, d)
 }
 
@@ -756,6 +788,17 @@ pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>
 /// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
 /// census calls finished (nothing after them is done; calls that finished are remembered).
 pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
+    run_drafts(opts, hooks, Drafts::Shown)
+}
+
+/// [`run`] for publishing (`countersign build`): drafts are checked but not rendered
+/// (see [`Drafts::LeftOut`]).
+pub fn run_publishing(opts: &RunOptions) -> Run {
+    run_drafts(opts, Hooks::default(), Drafts::LeftOut).expect("a run nobody cancels finishes")
+}
+
+/// [`run_with`], rendering drafts or leaving them out.
+fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let mut fresh = Incremental::default();
     let memo = hooks.memo.unwrap_or(&mut fresh);
     memo.last = Work::default();
@@ -805,7 +848,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     diags.extend(results.diags.iter().cloned());
     diags.extend(checked.diags.iter().cloned());
     let output = opts.render.then(|| {
-        let (out, d) = render_stage(&loaded, &checked, &mut memo.render);
+        let (out, d) = render_stage(&loaded, &checked, &mut memo.render, drafts);
         memo.last.rendered = memo.render.last;
         diags.extend(d);
         out
