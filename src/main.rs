@@ -213,16 +213,17 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
 }
 
 /// The site root when `--root` is not given: the nearest of the current folder and its
-/// ancestors holding `countersign.yaml`, as cargo finds `Cargo.toml` and git `.git`
-/// (`.` when it is the current folder, so messages read as before); the current folder
-/// when none does.
+/// ancestors holding `countersign.yaml` or an `essays/` folder, as cargo finds
+/// `Cargo.toml` and git `.git` (`.` when it is the current folder, so messages read as
+/// before); the current folder when none does. A site with no configuration is found by
+/// its `essays/`, so it never picks up the configuration of a site it sits inside.
 fn site_root(given: Option<&std::path::Path>) -> PathBuf {
     if let Some(root) = given {
         return root.to_path_buf();
     }
     let here = PathBuf::from(".");
     let Ok(cwd) = std::env::current_dir() else { return here };
-    match cwd.ancestors().find(|dir| dir.join("countersign.yaml").is_file()) {
+    match cwd.ancestors().find(|dir| dir.join("countersign.yaml").is_file() || dir.join("essays").is_dir()) {
         Some(dir) if dir != cwd => dir.to_path_buf(),
         _ => here,
     }

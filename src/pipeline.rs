@@ -34,6 +34,8 @@ pub struct Loaded {
     pub essays: Vec<Essay>,
     /// Templates, static files and the bibliography's text.
     pub files: SiteFiles,
+    /// The images the essays show, read from beside them (copied to their pages' folders).
+    pub images: Vec<crate::site::images::EssayImage>,
     /// Texts of every file a diagnostic may point into.
     pub sources: Sources,
     /// Problems found while loading.
@@ -75,6 +77,8 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
+    let (images, d) = crate::site::images::load(&essays);
+    diags.extend(d);
     let (files, d) = crate::site::files::load(root);
     diags.extend(d);
     for n in &files.own_templates {
@@ -85,7 +89,7 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     }
     // Files that failed to parse still need their text for diagnostics.
     add_missing_sources(root, &mut sources, &diags);
-    (Loaded { root: root.to_path_buf(), config, essays, files, sources, diags }, config_text)
+    (Loaded { root: root.to_path_buf(), config, essays, files, images, sources, diags }, config_text)
 }
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
@@ -776,7 +780,13 @@ fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Me
             reports: &checked.reports[i],
         })
         .collect();
-    let d = crate::render::render_site(&config, &loaded.files, &inputs, &mut out, memo);
+    // The essays' images go out as static files of their pages' folders (a site static
+    // file of the same path is kept).
+    let mut files = std::borrow::Cow::Borrowed(&loaded.files);
+    for image in loaded.images.iter().filter(|i| inputs.iter().any(|e| e.essay.slug == i.slug)) {
+        files.to_mut().statics.entry(image.out.clone()).or_insert_with(|| image.bytes.clone());
+    }
+    let d = crate::render::render_site(&config, &files, &inputs, &mut out, memo);
     (out, d)
 }
 

@@ -22,7 +22,8 @@ fn countersign(dir: &Path, args: &[&str]) -> Output {
 fn build(name: &str) -> (tempfile::TempDir, String) {
     let out = tempfile::tempdir().unwrap();
     let public = out.path().join("public");
-    let o = countersign(&site(name), &["build", "--no-cache", "--out", public.to_str().unwrap()]);
+    let root = site(name);
+    let o = countersign(&root, &["--root", root.to_str().unwrap(), "build", "--no-cache", "--out", public.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(o.status.success(), "{name}: build failed:\n{stderr}");
     (out, stderr)
@@ -79,6 +80,11 @@ fn ladder_titles_come_from_the_config_and_no_census_means_no_provenance_section(
 
 #[test]
 fn commands_find_the_root_from_a_subfolder() {
+    // A site with no countersign.yaml inside this repository (which has one) is found by
+    // its essays/ folder, not mistaken for the repository's own site.
+    let o = countersign(&site("author-footnote"), &["check", "--no-cache"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && e.contains("ok 1 essay"), "{e}");
     let from_root = countersign(&site("author-root-subfolder"), &["check", "--no-cache"]);
     let below = countersign(&site("author-root-subfolder").join("essays/notes"), &["check", "--no-cache"]);
     let (a, b) = (String::from_utf8_lossy(&from_root.stderr), String::from_utf8_lossy(&below.stderr));
@@ -87,4 +93,30 @@ fn commands_find_the_root_from_a_subfolder() {
     // The same diagnostics as from the root (the summary line holds the time taken).
     let body = |s: &str| s.lines().filter(|l| !l.starts_with("FAILED")).collect::<Vec<_>>().join("\n");
     assert_eq!(body(&a), body(&b));
+}
+
+#[test]
+fn images_beside_an_essay_are_copied_into_its_page_folder() {
+    let (out, _) = build("author-image");
+    let src = site("author-image");
+    for (from, to) in [("essays/walk/strip.svg", "walk/strip.svg"), ("essays/board.png", "walk/board.png")] {
+        let made = std::fs::read(out.path().join("public").join(to)).unwrap_or_else(|e| panic!("{to}: {e}"));
+        assert_eq!(made, std::fs::read(src.join(from)).unwrap(), "{to}");
+    }
+    let page = read(&out, "walk/index.html");
+    assert!(page.contains(r#"<img src="strip.svg" alt="a strip of squares" title="The strip" />"#), "{page}");
+}
+
+#[test]
+fn a_footnote_links_back_to_each_reference() {
+    let (out, _) = build("author-footnote");
+    let page = read(&out, "notes/index.html");
+    // The heading `fn-1` keeps its id; the first note takes the next free one.
+    assert!(page.contains(r#"<h2 id="fn-1">"#), "{page}");
+    for r in ["fnref-1-1", "fnref-1-2", "fnref-2-1"] {
+        assert!(page.contains(&format!(r#"id="{r}""#)), "reference {r}: {page}");
+        assert!(page.contains(&format!(r##"class="footnote-backref" href="#{r}""##)), "no link back to {r}: {page}");
+    }
+    assert!(page.contains(r##"<a href="#fn-1-1">1</a>"##) && page.contains(r#"id="fn-1-1""#), "{page}");
+    assert!(page.contains(r##"<a href="#fn-2">2</a>"##) && page.contains(r#"id="fn-2""#), "{page}");
 }

@@ -2,4 +2,5 @@
 
 pub mod config;
 pub mod files;
+pub mod images;
 pub mod output;
