@@ -120,3 +120,21 @@ fn a_footnote_links_back_to_each_reference() {
     assert!(page.contains(r##"<a href="#fn-1-1">1</a>"##) && page.contains(r#"id="fn-1-1""#), "{page}");
     assert!(page.contains(r##"<a href="#fn-2">2</a>"##) && page.contains(r#"id="fn-2""#), "{page}");
 }
+
+/// `countersign new` then `countersign build` on a fresh folder publishes the essays, and
+/// `check --strict` passes on them, run from inside the new site as an author would.
+#[test]
+fn a_new_site_builds_and_passes_strict_from_the_command_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = countersign(tmp.path(), &["new", "fresh"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = tmp.path().join("fresh");
+    let o = countersign(&dir.join("essays"), &["build"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["first-essay/index.html", "first-essay/strip.svg", "first-essay/fig-values.svg", "second-essay/index.html", "welter/index.html"] {
+        assert!(dir.join("public").join(f).is_file(), "{f} not published");
+    }
+    let o = countersign(&dir, &["check", "--strict"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && e.contains("0 errors, 0 warnings"), "{e}");
+}
