@@ -212,6 +212,21 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
     ExitCode::SUCCESS
 }
 
+/// `countersign figures [KIND]`: the figure reference on stdout; an unknown kind is a
+/// usage error (exit 2).
+fn figures(kind: Option<&str>) -> ExitCode {
+    match countersign::figures::reference::reference(kind) {
+        Ok(text) => {
+            out(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            err(&format!("error: {e}\n"));
+            ExitCode::from(2)
+        }
+    }
+}
+
 /// The site root when `--root` is not given: the nearest of the current folder and its
 /// ancestors holding `countersign.yaml` or an `essays/` folder, as cargo finds
 /// `Cargo.toml` and git `.git` (`.` when it is the current folder, so messages read as
@@ -317,16 +332,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        Command::Figures { kind } => match countersign::figures::reference::reference(kind.as_deref()) {
-            Ok(text) => {
-                out(&text);
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                err(&format!("error: {e}\n"));
-                ExitCode::from(2)
-            }
-        },
+        Command::Figures { kind } => figures(kind.as_deref()),
         Command::List => {
             out(&countersign::cli_run::list());
             ExitCode::SUCCESS

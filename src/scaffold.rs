@@ -201,10 +201,27 @@ mod tests {
         let kinds: Vec<&str> = reports.iter().map(|r| r.kind).collect();
         assert!(kinds.contains(&"assert"), "{kinds:?}");
         let essay = ESSAY;
-        for form in ["= 84 }}", "= 0 of 84 }}", "= seven }}", "= 1, 2, 4 and 7 }}", "= true }}", "= 54.3 per cent }}", "= three in seven }}", "= 24 to 36 }}", "= 0.69 }}", "= one in two }}"] {
+        for form in [
+            "= 84 }}",
+            "= 0 of 84 }}",
+            "= seven }}",
+            "= 1, 2, 4 and 7 }}",
+            "= true }}",
+            "= 54.3 per cent }}",
+            "= three in seven }}",
+            "= 24 to 36 }}",
+            "= 0.69 }}",
+            "= one in two }}",
+        ] {
             assert!(essay.contains(form), "no claim in the form {form}");
         }
-        for html in ["href=\"#fig-values\"", "href=\"#eq-mate\"", "href=\"../second-essay/\"", "class=\"footnote-backref\"", "<img src=\"strip.svg\""] {
+        for html in [
+            "href=\"#fig-values\"",
+            "href=\"#eq-mate\"",
+            "href=\"../second-essay/\"",
+            "class=\"footnote-backref\"",
+            "<img src=\"strip.svg\"",
+        ] {
             assert!(page.contains(html), "the page lacks {html}");
         }
         assert!(out.files.contains_key("first-essay/strip.svg") && out.files.contains_key("first-essay/fig-pairs.svg"));

@@ -131,7 +131,9 @@ fn a_new_site_builds_and_passes_strict_from_the_command_line() {
     let dir = tmp.path().join("fresh");
     let o = countersign(&dir.join("essays"), &["build"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for f in ["first-essay/index.html", "first-essay/strip.svg", "first-essay/fig-values.svg", "second-essay/index.html", "welter/index.html"] {
+    for f in
+        ["first-essay/index.html", "first-essay/strip.svg", "first-essay/fig-values.svg", "second-essay/index.html", "welter/index.html"]
+    {
         assert!(dir.join("public").join(f).is_file(), "{f} not published");
     }
     let o = countersign(&dir, &["check", "--strict"]);

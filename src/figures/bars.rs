@@ -14,8 +14,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::table::at;
 use super::reference::present;
+use super::table::at;
 use super::{finish_svg, number, options, palette, Drawn, FigureError, Kind, Meta, OptionDoc};
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,7 +71,8 @@ pub const KIND: Kind = Kind {
             name: "upto",
             ty: "sub-path",
             default: "none",
-            meaning: "the path from a leaf to a second, higher value: the bar is solid to `value` and an outline from there to `upto` (a range)",
+            meaning:
+                "the path from a leaf to a second, higher value: the bar is solid to `value` and an outline from there to `upto` (a range)",
         },
         OptionDoc {
             name: "series",
@@ -181,8 +182,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     // The outer dimension is filtered while reading, so its names come from the data's
     // own outer keys (else a wrong name would find nothing present at all).
     let outer_keys: Vec<String> = outer.iter().map(|(k, _)| k.clone()).collect();
-    let (all_series, all_groups) =
-        if o.layout == Layout::SeriesGroups { (outer_keys, all_groups) } else { (all_series, outer_keys) };
+    let (all_series, all_groups) = if o.layout == Layout::SeriesGroups { (outer_keys, all_groups) } else { (all_series, outer_keys) };
     let series = pick(all_series, &o.series, "series")?;
     let groups = pick(all_groups, &o.groups, "groups")?;
     if series.is_empty() || groups.is_empty() {

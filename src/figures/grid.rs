@@ -40,12 +40,7 @@ pub const KIND: Kind = Kind {
         OptionDoc { name: "x_label", ty: "string", default: "none", meaning: "the x axis title" },
         OptionDoc { name: "y_label", ty: "string", default: "none", meaning: "the y axis title" },
         OptionDoc { name: "mark_zeros", ty: "bool", default: "true", meaning: "ring each cell whose value is 0" },
-        OptionDoc {
-            name: "values",
-            ty: "bool",
-            default: "true when the grid is at most 24 wide",
-            meaning: "print each value in its cell",
-        },
+        OptionDoc { name: "values", ty: "bool", default: "true when the grid is at most 24 wide", meaning: "print each value in its cell" },
     ],
     example: "x_label: a\ny_label: b\nmark_zeros: true",
     example_data: "[[null, 0, 1], [0, null, 2], [1, 2, null]]",

@@ -51,7 +51,12 @@ pub const KIND: Kind = Kind {
         OptionDoc { name: "y_label", ty: "string", default: "none", meaning: "the y axis title" },
         OptionDoc { name: "join", ty: "bool", default: "true", meaning: "join each series' points with a line" },
         OptionDoc { name: "dots", ty: "bool", default: "true when a series has at most 400 points", meaning: "draw a dot at each point" },
-        OptionDoc { name: "series", ty: "list of names", default: "all, in order", meaning: "which series to draw, by name, in that order" },
+        OptionDoc {
+            name: "series",
+            ty: "list of names",
+            default: "all, in order",
+            meaning: "which series to draw, by name, in that order",
+        },
         OptionDoc { name: "zero_line", ty: "bool", default: "true", meaning: "draw a faint horizontal line at y = 0" },
         OptionDoc {
             name: "stack",
@@ -61,7 +66,8 @@ pub const KIND: Kind = Kind {
         },
     ],
     example: "x_label: b\ny_label: c − b\nseries: [a = 1, a = 2]",
-    example_data: "[{\"name\": \"a = 1\", \"points\": [[1, 0], [2, -2], [3, 0]]}, {\"name\": \"a = 2\", \"points\": [[2, 0], [3, 2], [4, 3]]}]",
+    example_data:
+        "[{\"name\": \"a = 1\", \"points\": [[1, 0], [2, -2], [3, 0]]}, {\"name\": \"a = 2\", \"points\": [[2, 0], [3, 2], [4, 3]]}]",
     fields: super::reference::fields::<Options>,
 };
 

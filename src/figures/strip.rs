@@ -81,7 +81,12 @@ pub const KIND: Kind = Kind {
             meaning: "several strips of the same coins, one per matching; `pairs`, `leftover` and `note` are sub-paths \
                       as above (they replace the top-level ones); `note` is a value printed under the label",
         },
-        OptionDoc { name: "note_prefix", ty: "string", default: "empty", meaning: "text printed before every strip's note (e.g. \"reads \")" },
+        OptionDoc {
+            name: "note_prefix",
+            ty: "string",
+            default: "empty",
+            meaning: "text printed before every strip's note (e.g. \"reads \")",
+        },
     ],
     example: "pairs: low.pairs\npair_label: animating\nleftover: low.leftover",
     example_data: "{\"squares\": [1, 2, 4, 7], \"low\": {\"pairs\": [{\"a\": 1, \"b\": 7, \"animating\": 5}, \

@@ -46,7 +46,8 @@ pub const KIND: Kind = Kind {
         OptionDoc { name: "transpose", ty: "bool", default: "false", meaning: "rows become columns (for a map such as coins → counts)" },
     ],
     example: "columns: [n, {path: right, label: Read right, format: percent}]\nkey_label: Coins",
-    example_data: "{\"2\": {\"n\": 66, \"right\": {\"num\": 66, \"den\": 66}}, \"3\": {\"n\": 220, \"right\": {\"num\": 180, \"den\": 220}}}",
+    example_data:
+        "{\"2\": {\"n\": 66, \"right\": {\"num\": 66, \"den\": 66}}, \"3\": {\"n\": 220, \"right\": {\"num\": 180, \"den\": 220}}}",
     fields: super::reference::fields::<Options>,
 };
 

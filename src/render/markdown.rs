@@ -788,7 +788,8 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
         ids.used.insert(h.id.clone());
     }
     let note_ids: Vec<String> = (1..=labels.len()).map(|n| ids.unique(format!("fn-{n}"))).collect();
-    let ref_ids: Vec<Vec<String>> = refs.iter().enumerate().map(|(i, &r)| (1..=r).map(|k| ids.unique(format!("fnref-{}-{k}", i + 1))).collect()).collect();
+    let ref_ids: Vec<Vec<String>> =
+        refs.iter().enumerate().map(|(i, &r)| (1..=r).map(|k| ids.unique(format!("fnref-{}-{k}", i + 1))).collect()).collect();
     let mut out = Vec::with_capacity(items.len());
     let mut notes: Vec<Stream<'a>> = (0..labels.len()).map(|_| Vec::new()).collect();
     let mut seen = vec![0usize; labels.len()];
@@ -799,7 +800,12 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
                 let i = number(&mut labels, &mut refs, &l);
                 let id = &ref_ids[i][seen[i]];
                 seen[i] += 1;
-                let html = format!("<sup class=\"footnote-reference\" id=\"{}\"><a href=\"#{}\">{}</a></sup>", escape(id), escape(&note_ids[i]), i + 1);
+                let html = format!(
+                    "<sup class=\"footnote-reference\" id=\"{}\"><a href=\"#{}\">{}</a></sup>",
+                    escape(id),
+                    escape(&note_ids[i]),
+                    i + 1
+                );
                 let target = match open {
                     Some(n) => &mut notes[n],
                     None => &mut out,
@@ -819,7 +825,11 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
                     .enumerate()
                     .map(|(k, id)| {
                         let mark = if k == 0 { String::new() } else { (k + 1).to_string() };
-                        format!("<a class=\"footnote-backref\" href=\"#{}\" aria-label=\"Back to reference {}\">↩{mark}</a>", escape(id), k + 1)
+                        format!(
+                            "<a class=\"footnote-backref\" href=\"#{}\" aria-label=\"Back to reference {}\">↩{mark}</a>",
+                            escape(id),
+                            k + 1
+                        )
                     })
                     .collect();
                 notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{}</li>\n", back.join(" "))))), range));
@@ -1117,7 +1127,8 @@ mod tests {
         assert!(h.contains(r##"href="#fnref-1-1" aria-label="Back to reference 1">↩</a> <a class="footnote-backref" href="#fnref-1-2" aria-label="Back to reference 2">↩2</a>"##), "{h}");
         assert!(h.contains(r##"href="#fnref-2-1""##), "{h}");
         // The notes come last, note 1 (b) before note 2 (a), after the prose.
-        let (after, notes, b_at, a_at) = (h.find("After.").unwrap(), h.find("class=\"footnotes\"").unwrap(), h.find("Note b").unwrap(), h.find("Note a").unwrap());
+        let (after, notes, b_at, a_at) =
+            (h.find("After.").unwrap(), h.find("class=\"footnotes\"").unwrap(), h.find("Note b").unwrap(), h.find("Note a").unwrap());
         assert!(after < notes && notes < b_at && b_at < a_at, "{h}");
         let mut ids: Vec<&str> = h.match_indices(" id=\"").map(|(i, _)| &h[i + 5..i + 5 + h[i + 5..].find('"').unwrap()]).collect();
         let n = ids.len();

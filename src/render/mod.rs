@@ -312,21 +312,28 @@ fn draw_figures(
                 memo.insert(place, (key, h, None));
             }
             Err(e) => {
-                let span = match &e.key {
-                    Some(k) => crate::content::block_key_span(&f.block, k),
-                    None => f.from_span.clone(),
-                };
-                let mut d = Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
-                    .with_hint(e.hint.clone());
-                if !e.hint.contains("countersign figures") {
-                    d = d.with_note(figures::reference::see(&f.plot));
-                }
-                diags.push(d);
+                diags.push(figure_error(essay, f, &e));
                 html.push(String::new());
             }
         }
     }
     html
+}
+
+/// The diagnostic of a figure that could not be drawn, at the option it names (else at
+/// `from:`), pointing at the figure reference.
+fn figure_error(essay: &Essay, f: &crate::content::FigureBlock, e: &figures::FigureError) -> Diagnostic {
+    let span = match &e.key {
+        Some(k) => crate::content::block_key_span(&f.block, k),
+        None => f.from_span.clone(),
+    };
+    let d = Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
+        .with_hint(e.hint.clone());
+    if e.hint.contains("countersign figures") {
+        d
+    } else {
+        d.with_note(figures::reference::see(&f.plot))
+    }
 }
 
 /// The key of a figure's inputs: everything of its block but its place in the essay, its
