@@ -174,6 +174,10 @@ codes! {
     UnknownEquation = "unknown-equation",
     /// A link to a planned essay, shown as plain text (a warning).
     PlannedLink = "planned-link",
+    /// An essay marked `draft: true`: checked, shown by watch, left out of build (a warning).
+    Draft = "draft",
+    /// An image an essay shows is not beside it.
+    MissingImage = "missing-image",
 }
 
 impl std::fmt::Display for Code {

@@ -24,8 +24,12 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser)]
 #[command(name = "countersign", version, about = "A literate static-site generator whose numbers are recomputed at every build")]
 struct Cli {
-    /// The site root (holding countersign.yaml and essays/).
-    #[arg(long, global = true, default_value = ".")]
+    /// The site root (holding countersign.yaml and essays/); default: the nearest folder,
+    /// from the current one upwards, holding countersign.yaml (else the current folder).
+    #[arg(long = "root", global = true, value_name = "ROOT")]
+    root_arg: Option<PathBuf>,
+    /// The root in use: `--root`, or the one found by [`site_root`].
+    #[arg(skip)]
     root: PathBuf,
     /// Never colour diagnostics.
     #[arg(long, global = true)]
@@ -86,6 +90,12 @@ enum Command {
     },
     /// List the censuses, their parameters, limits and cost model.
     List,
+    /// Document every figure kind (or one): the data it draws, each option with its type,
+    /// default and meaning, and an example block.
+    Figures {
+        /// Only this kind (e.g. grid).
+        kind: Option<String>,
+    },
     /// Build, serve the site from memory on localhost, rebuild on every save and reload
     /// the open pages; a failed claim shows over every page until the next good save.
     Watch {
@@ -173,13 +183,17 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
     let lock = countersign::site::output::lock_output(&write_to, || {
         err(&format!("waiting for another build writing beside {} to finish\n", out.display()))
     });
-    let run = pipeline::run(
-        &RunOptions { root: cli.root.clone(), use_cache: !no_cache, progress: pipeline::progress_allowed(), render: true },
-        None,
-    );
-    print_diags(&run.loaded.sources, &run.diags, color);
+    let run = pipeline::run_publishing(&RunOptions {
+        root: cli.root.clone(),
+        use_cache: !no_cache,
+        progress: pipeline::progress_allowed(),
+        render: true,
+    });
+    let mut diags = run.diags.clone();
+    diags.extend(pipeline::draft_warnings(&run.loaded.essays));
+    print_diags(&run.loaded.sources, &diags, color);
     if !run.ok() {
-        err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&run.diags)));
+        err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&diags)));
         return ExitCode::from(1);
     }
     // A folder that cannot hold the output is reported after the sources' own errors.
@@ -219,8 +233,41 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
     ExitCode::SUCCESS
 }
 
+/// `countersign figures [KIND]`: the figure reference on stdout; an unknown kind is a
+/// usage error (exit 2).
+fn figures(kind: Option<&str>) -> ExitCode {
+    match countersign::figures::reference::reference(kind) {
+        Ok(text) => {
+            out(&text);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            err(&format!("error: {e}\n"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The site root when `--root` is not given: the nearest of the current folder and its
+/// ancestors holding `countersign.yaml` or an `essays/` folder, as cargo finds
+/// `Cargo.toml` and git `.git` (`.` when it is the current folder, so messages read as
+/// before); the current folder when none does. A site with no configuration is found by
+/// its `essays/`, so it never picks up the configuration of a site it sits inside.
+fn site_root(given: Option<&std::path::Path>) -> PathBuf {
+    if let Some(root) = given {
+        return root.to_path_buf();
+    }
+    let here = PathBuf::from(".");
+    let Ok(cwd) = std::env::current_dir() else { return here };
+    match cwd.ancestors().find(|dir| dir.join("countersign.yaml").is_file() || dir.join("essays").is_dir()) {
+        Some(dir) if dir != cwd => dir.to_path_buf(),
+        _ => here,
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    cli.root = site_root(cli.root_arg.as_deref());
     let color = color(&cli);
     if matches!(cli.command, Command::Build { .. } | Command::Check { .. } | Command::Watch { .. }) {
         if let Some(e) = root_problem(&cli.root) {
@@ -242,6 +289,7 @@ fn main() -> ExitCode {
                 None,
             );
             let mut diags = run.diags.clone();
+            diags.extend(pipeline::draft_warnings(&run.loaded.essays));
             let reports: Vec<countersign::check::ClaimReport> =
                 run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
             if *verify {
@@ -308,6 +356,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
+        Command::Figures { kind } => figures(kind.as_deref()),
         Command::List => {
             out(&countersign::cli_run::list(&cli.root));
             ExitCode::SUCCESS

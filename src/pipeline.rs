@@ -35,6 +35,8 @@ pub struct Loaded {
     pub essays: Vec<Essay>,
     /// Templates, static files and the bibliography's text.
     pub files: SiteFiles,
+    /// The images the essays show, read from beside them (copied to their pages' folders).
+    pub images: Vec<crate::site::images::EssayImage>,
     /// Texts of every file a diagnostic may point into.
     pub sources: Sources,
     /// The site's own censuses (`censuses/*.yaml`), sorted by name.
@@ -78,6 +80,8 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
+    let (images, d) = crate::site::images::load(&essays);
+    diags.extend(d);
     let (files, d) = crate::site::files::load(root);
     diags.extend(d);
     for n in &files.own_templates {
@@ -94,7 +98,7 @@ fn load_with(root: &Path, parse: &mut content::ParseFn) -> (Loaded, Option<Strin
     // Files that failed to parse still need their text for diagnostics.
     add_missing_sources(root, &mut sources, &diags);
     let censuses = site.censuses;
-    (Loaded { root: root.to_path_buf(), config, essays, files, sources, censuses, diags }, config_text)
+    (Loaded { root: root.to_path_buf(), config, essays, files, images, sources, censuses, diags }, config_text)
 }
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
@@ -362,7 +366,7 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
     for essay in essays {
         for f in &essay.figures {
             if crate::figures::lookup(&f.plot).is_none() {
-                let kinds: Vec<&str> = crate::figures::KINDS.iter().map(|(k, _)| *k).collect();
+                let kinds = crate::figures::reference::names();
                 diags.push(
                     Diagnostic::error(
                         Code::UnknownFigureKind,
@@ -370,7 +374,7 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
                         f.plot_span.clone(),
                         format!("unknown figure kind `{}`", f.plot),
                     )
-                    .with_hint(format!("figure kinds: {}", kinds.join(", "))),
+                    .with_hint(format!("figure kinds: {}; `countersign figures` documents each", kinds.join(", "))),
                 );
             } else if !essay.calls.iter().any(|c| c.id == f.from.id) {
                 diags.push(
@@ -881,14 +885,46 @@ fn load_incremental(root: &Path, memo: &mut Incremental) -> (Loaded, Option<Stri
     (loaded, config_text)
 }
 
+/// Whether a run's rendered site holds the essays marked `draft: true`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Drafts {
+    /// Rendered like the others (`watch`, `check`), their pages carrying a banner.
+    #[default]
+    Shown,
+    /// Left out of every page, list and index (`build`); links to them show as plain
+    /// text, as links to planned essays do.
+    LeftOut,
+}
+
+/// One warning per essay marked `draft: true`, at its `draft` key: checked, not published.
+pub fn draft_warnings(essays: &[Essay]) -> Vec<Diagnostic> {
+    essays
+        .iter()
+        .filter(|e| e.front.draft)
+        .map(|e| {
+            Diagnostic::warning(Code::Draft, &e.file, e.front.draft_span.clone(), format!("`{}` is a draft", e.front.title))
+                .with_hint("its claims are checked and `countersign watch` shows it, but `countersign build` leaves it out; remove `draft: true` to publish it")
+        })
+        .collect()
+}
+
 /// Render every essay of `loaded` with its checked claims (see
-/// [`crate::render::render_site`]).
-fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Memo) -> (Output, Vec<Diagnostic>) {
+/// [`crate::render::render_site`]); with [`Drafts::LeftOut`], every essay but the drafts,
+/// whose titles then count as planned.
+fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Memo, drafts: Drafts) -> (Output, Vec<Diagnostic>) {
     let mut out = Output::default();
+    let leave_out = |e: &Essay| drafts == Drafts::LeftOut && e.front.draft;
+    let mut config = std::borrow::Cow::Borrowed(&loaded.config);
+    for e in loaded.essays.iter().filter(|e| leave_out(e)) {
+        let c = config.to_mut();
+        c.planned.push(e.front.title.clone());
+        c.drafts_left_out.insert(e.front.title.clone(), (e.file.clone(), e.front.draft_span.clone()));
+    }
     let inputs: Vec<crate::render::EssayInput> = loaded
         .essays
         .iter()
         .enumerate()
+        .filter(|(_, e)| !leave_out(e))
         .map(|(i, e)| crate::render::EssayInput {
             essay: e,
             bound: &checked.bound[i],
@@ -896,7 +932,13 @@ fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut crate::render::Me
             reports: &checked.reports[i],
         })
         .collect();
-    let d = crate::render::render_site(&loaded.config, &loaded.files, &inputs, &mut out, memo);
+    // The essays' images go out as static files of their pages' folders (a site static
+    // file of the same path is kept).
+    let mut files = std::borrow::Cow::Borrowed(&loaded.files);
+    for image in loaded.images.iter().filter(|i| inputs.iter().any(|e| e.essay.slug == i.slug)) {
+        files.to_mut().statics.entry(image.out.clone()).or_insert_with(|| image.bytes.clone());
+    }
+    let d = crate::render::render_site(&config, &files, &inputs, &mut out, memo);
     (out, d)
 }
 
@@ -908,6 +950,17 @@ pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>
 /// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
 /// census calls finished (nothing after them is done; calls that finished are remembered).
 pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
+    run_drafts(opts, hooks, Drafts::Shown)
+}
+
+/// [`run`] for publishing (`countersign build`): drafts are checked but not rendered
+/// (see [`Drafts::LeftOut`]).
+pub fn run_publishing(opts: &RunOptions) -> Run {
+    run_drafts(opts, Hooks::default(), Drafts::LeftOut).expect("a run nobody cancels finishes")
+}
+
+/// [`run_with`], rendering drafts or leaving them out.
+fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let mut fresh = Incremental::default();
     let memo = hooks.memo.unwrap_or(&mut fresh);
     memo.last = Work::default();
@@ -957,7 +1010,7 @@ pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
     diags.extend(results.diags.iter().cloned());
     diags.extend(checked.diags.iter().cloned());
     let output = opts.render.then(|| {
-        let (out, d) = render_stage(&loaded, &checked, &mut memo.render);
+        let (out, d) = render_stage(&loaded, &checked, &mut memo.render, drafts);
         memo.last.rendered = memo.render.last;
         diags.extend(d);
         out

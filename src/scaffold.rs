@@ -1,11 +1,14 @@
 //! `countersign new NAME`: a new site in the folder NAME, ready to build at once.
 //!
 //! It writes `countersign.yaml` (title, base_url, description), `essays/first-essay.md`
-//! (front matter, one `welter.census` block with small parameters, claims, a figure-free
-//! body, and a section whose census is the site's own: `censuses/subtraction.py`, a Python
-//! script declared in `censuses/subtraction.grundy.yaml`), a one-entry `references.yaml`
-//! cited by the essay, and a `.gitignore` for the
-//! output and the cache. Templates and styles are built into the binary; copy files into
+//! showing every feature once (census blocks, a claim in each stated form, an assert, two
+//! figures, a labelled equation and a reference to it, a link by title, a citation, a
+//! footnote and an image beside it, `essays/first-essay/strip.svg`), a second essay on the
+//! same ladder with no census, a one-entry `references.yaml` cited by the first, and a
+//! `.gitignore` for the output and the cache. Each feature has its own `##` section, so a
+//! section can be added without touching the others; the last is a census the site brings
+//! itself (`censuses/subtraction.py`, a Python script declared in
+//! `censuses/subtraction.grundy.yaml`). Templates and styles are built into the binary; copy files into
 //! `templates/` or `static/` only to override them. Refuses a folder that exists and is
 //! not empty, so it never overwrites anything.
 
@@ -24,6 +27,9 @@ pub fn files(title: &str) -> Vec<(&'static str, String)> {
         ("essays/first-essay.md", format!("{ESSAY}{SITE_CENSUS_SECTION}")),
         ("censuses/subtraction.grundy.yaml", SITE_CENSUS_DECLARATION.to_string()),
         ("censuses/subtraction.py", SITE_CENSUS_SCRIPT.to_string()),
+        ("essays/first-essay.md", ESSAY.to_string()),
+        ("essays/first-essay/strip.svg", STRIP_SVG.to_string()),
+        ("essays/second-essay.md", SECOND.to_string()),
         ("references.yaml", REFERENCES.to_string()),
         (".gitignore", "public/\n.countersign-cache/\n".to_string()),
     ]
@@ -38,8 +44,12 @@ summary: Welter's game on a short strip, every number checked by the build.
 ---
 
 In Welter's game [@welter1954] each coin sits on its own square of a strip and a move slides
-one coin down to an empty square. This census looks at every position of two coins, and of
-{{ plain three }}, on the first {{ plain 8 }} squares.
+one coin down to an empty square.[^strip] Every number below is computed when the site is
+built: change one and `countersign check` refuses it, pointing at the number;
+`countersign check --bless` writes the computed value back. The next essay, [[A second
+essay]], says what to try next.
+
+## Every position of a short strip
 
 ```census
 id: small
@@ -47,12 +57,74 @@ run: welter.census
 with: { coins: { 2: 8, 3: 8 } }
 ```
 
-Of the {{ small.positions_total = 84 }} positions, Conway's closed form gives the Grundy
-value of all {{ small.closed_form_right = 84 }}, while the plain nim-sum of the squares is
-right on {{ small.nim_sum_right = 0 }} of them: not a single one.
+Of the {{ small.positions_total = 84 }} positions of two or {{ plain three }} coins on the
+first {{ plain 8 }} squares, Conway's closed form gives the Grundy value of all
+{{ small.closed_form_right = 84 }}, while the plain nim-sum of the squares is right on
+{{ small.nim_sum_share = 0 of 84 }}: not a single one.
+{{ assert small.closed_form_right == small.positions_total and small.nim_sum_right == 0 }}
+With {{ plain three }} coins, {{ small.by_coins.3.zero = seven }} positions are lost for
+the player to move.
 
-Change a number above and run `countersign check`: the build refuses it, pointing at the
-number. `countersign check --bless` writes the computed value back.
+For two coins on squares $a$ and $b$ the value is Conway's mate formula,
+
+$$
+\langle a \mid b \rangle = (a \oplus b) - 1 \label{eq:mate}
+$$
+
+which [@fig:values] draws: [@eq:mate] is zero exactly when $b = a \oplus 1$.
+
+```figure
+id: values
+from: small.grid
+plot: grid
+x_label: b
+y_label: a
+caption: The values of two coins, by the squares they stand on.
+alt: A triangle of numbers; the zeros lie next to the diagonal, where the two squares are mates.
+```
+
+## One position and its pairs
+
+```census
+id: pos
+run: welter.position
+with: { squares: [1, 2, 4, 7] }
+```
+
+The coins on squares {{ pos.squares = 1, 2, 4 and 7 }} have value {{ pos.value = 0 }}: the
+position is lost for the player to move. Pairing each coin with the one it shares the most
+low bits with reads that value off the pairs: {{ pos.low_bits.reads_value = true }}.
+
+```figure
+id: pairs
+from: pos
+plot: strip
+pairs: low_bits.pairs
+pair_label: animating
+caption: The pairs of the position, each arc labelled with the value it contributes.
+alt: "A strip of squares with coins on {{ pos.coins = four }} of them, joined in pairs by arcs."
+```
+
+The same strip drawn by hand, as an image beside the essay:
+![A strip of squares with coins on {{ pos.coins = four }} of them](strip.svg)
+
+## How often a rule is right
+
+```census
+id: rules
+run: welter.matchings
+with: { coins: { 4: 8 } }
+```
+
+Over every position of {{ plain four }} coins, pairing the outermost coins first reads the
+value right on {{ rules.rules.outermost.4.share_min = 54.3 per cent }} of them, pairing
+neighbours on {{ rules.rules.neighbours.4.share_min = three in seven }}, and pairing the
+closest numbers on {{ rules.rules.closest.4.right = 24 to 36 }} positions, depending on how
+its ties are broken. A position has one matching that reads its value in a share of
+{{ rules.uniqueness.4.unique_share = 0.69 }}, and a reply to a move is the partner move in
+{{ rules.replies.4.partner_share = one in two }} cases.
+
+[^strip]: The squares are numbered from zero at the end coins move towards.
 "#;
 
 /// The essay's section on a census the site brings with it (README, "Site censuses").
@@ -83,6 +155,22 @@ const SITE_CENSUS_DECLARATION: &str = include_str!("scaffold/subtraction.grundy.
 
 /// The new site's own census: Grundy values of a subtraction game, in Python.
 const SITE_CENSUS_SCRIPT: &str = include_str!("scaffold/subtraction.py");
+const SECOND: &str = r#"---
+title: A second essay
+anchor: welter
+rung: 2
+summary: What to try next, with no census of its own.
+---
+
+This essay computes nothing, so it has no list of computations at its end. It follows
+[[A first essay]]: edit a census block there and watch its numbers being checked again
+with `countersign watch`, or mark an essay `draft: true` to keep it out of the published
+site while you write it.
+"#;
+
+/// The hand-drawn strip the first essay shows as an image beside it.
+const STRIP_SVG: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 170 40" width="340" height="80" role="img"><title>A strip with four coins</title><g fill="none" stroke="#59636e"><rect x="5" y="15" width="160" height="20"/><path d="M25 15v20M45 15v20M65 15v20M85 15v20M105 15v20M125 15v20M145 15v20"/></g><g fill="#0550ae"><circle cx="35" cy="25" r="7"/><circle cx="55" cy="25" r="7"/><circle cx="95" cy="25" r="7"/><circle cx="155" cy="25" r="7"/></g></svg>
+"##;
 
 const REFERENCES: &str = r#"# The bibliography, in hayagriva's YAML format; cite with [@key].
 welter1954:
@@ -152,6 +240,37 @@ mod tests {
         // The site's own census ran (Python is needed) and certified its claims.
         let site_census = reports.iter().filter(|r| r.kind == "check" && r.census.as_deref() == Some("subtraction.grundy")).count();
         assert_eq!(site_census, 2, "the period and the block are checked by the site census");
+        // Every feature once: each stated form, an assert, figures, a labelled equation and
+        // a reference to it, a link by title, a footnote, an image beside the essay.
+        let kinds: Vec<&str> = reports.iter().map(|r| r.kind).collect();
+        assert!(kinds.contains(&"assert"), "{kinds:?}");
+        let essay = ESSAY;
+        for form in [
+            "= 84 }}",
+            "= 0 of 84 }}",
+            "= seven }}",
+            "= 1, 2, 4 and 7 }}",
+            "= true }}",
+            "= 54.3 per cent }}",
+            "= three in seven }}",
+            "= 24 to 36 }}",
+            "= 0.69 }}",
+            "= one in two }}",
+        ] {
+            assert!(essay.contains(form), "no claim in the form {form}");
+        }
+        for html in [
+            "href=\"#fig-values\"",
+            "href=\"#eq-mate\"",
+            "href=\"../second-essay/\"",
+            "class=\"footnote-backref\"",
+            "<img src=\"strip.svg\"",
+        ] {
+            assert!(page.contains(html), "the page lacks {html}");
+        }
+        assert!(out.files.contains_key("first-essay/strip.svg") && out.files.contains_key("first-essay/fig-pairs.svg"));
+        let second = String::from_utf8(out.files["second-essay/index.html"].clone()).expect("utf-8");
+        assert!(!second.contains("how-computed"), "an essay with no census lists no computations");
         // Never over an existing site.
         assert!(create(&dir).is_err());
     }

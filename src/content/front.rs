@@ -6,6 +6,7 @@
 //! rung: 1                       # its place on that ladder, from 1
 //! date: 2026-11-29              # YYYY-MM-DD; the feed's date, never the build time
 //! summary: One sentence for the index.
+//! draft: true                   # checked and shown by watch, left out of build
 //! ```
 
 use std::ops::Range;
@@ -32,6 +33,10 @@ pub struct FrontMatter {
     pub date: Option<String>,
     /// One sentence for the index.
     pub summary: Option<String>,
+    /// `draft: true`: checked, shown by `watch` with a banner, left out of `build`.
+    pub draft: bool,
+    /// Span of the `draft` key in the file (for the warning that lists drafts).
+    pub draft_span: Range<usize>,
     /// Claims written in the title and the summary, in order. They are checked like the
     /// body's; `title` and `summary` above show each as its stated text.
     pub claims: Vec<Claim>,
@@ -48,6 +53,8 @@ struct Raw {
     rung: Option<u32>,
     date: Option<String>,
     summary: Option<String>,
+    #[serde(default)]
+    draft: bool,
 }
 
 fn valid_date(d: &str) -> bool {
@@ -105,7 +112,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     };
     let yaml = &source[yaml_start..yaml_end];
     let raw: Raw = if yaml.trim().is_empty() {
-        Raw { title: None, anchor: None, rung: None, date: None, summary: None }
+        Raw { title: None, anchor: None, rung: None, date: None, summary: None, draft: false }
     } else {
         crate::yaml::from_str(yaml).map_err(|e| {
             let at = match (e.line, e.column) {
@@ -119,7 +126,7 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
             };
             let r = super::char_span(source, at);
             vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg)
-                .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary")]
+                .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary, draft")]
         })?
     };
     let title_span = super::locate_keys(yaml, &["title"])
@@ -179,8 +186,20 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
     if !diags.is_empty() {
         return Err(diags);
     }
+    let draft_span = super::locate_keys(yaml, &["draft"]).map_or(0..3, |a| yaml_start + a..yaml_start + a + "draft".len());
     Ok((
-        FrontMatter { title, title_span, anchor: raw.anchor, rung: raw.rung, date: raw.date, summary, claims, text_spans },
+        FrontMatter {
+            title,
+            title_span,
+            anchor: raw.anchor,
+            rung: raw.rung,
+            date: raw.date,
+            summary,
+            draft: raw.draft,
+            draft_span,
+            claims,
+            text_spans,
+        },
         body_start..source.len(),
     ))
 }

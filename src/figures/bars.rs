@@ -5,15 +5,7 @@
 //! Data (`from:`): an object (or list) of series, each an object (or list) keyed by group
 //! — `{rule: {coins: leaf}}` — or, with `layout: groups_series`, the other way round.
 //! A leaf is a number, a Ratio `{num, den}`, or an object read through `value`.
-//! Options:
-//! - `layout`: `series_groups` (default) or `groups_series`;
-//! - `value`: sub-path from a leaf to the bar's height (default: the leaf);
-//! - `upto`: sub-path from a leaf to a second, higher value; the bar is drawn solid to
-//!   `value` and as an outline from there to `upto` (a range, e.g. over tie-breaks);
-//! - `series`, `groups`: which keys to draw and in what order (default: all, in order);
-//! - `labels`: legend names for the series, in the order drawn (default: the keys);
-//! - `x_label`, `y_label`: axis titles; `y_max`: top of the axis (default: the largest
-//!   height); `percent`: label the y axis in per cent of 1 (default false).
+//! Options: see [`KIND`] (printed by `countersign figures bars`).
 //!
 //! Example: each matching rule's share of positions read right, by number of coins.
 
@@ -22,8 +14,9 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::reference::present;
 use super::table::at;
-use super::{finish_svg, number, options, palette, Drawn, FigureError, Meta};
+use super::{finish_svg, number, options, palette, Drawn, FigureError, Kind, Meta, OptionDoc};
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
@@ -57,6 +50,58 @@ struct Options {
     #[serde(default)]
     percent: bool,
 }
+
+/// `plot: bars`: its data shape, options and an example.
+pub const KIND: Kind = Kind {
+    name: "bars",
+    draw,
+    summary: "grouped bars: for each group one bar per series; a single series is a histogram",
+    data: "an object (or list) of series, each an object (or list) keyed by group: {series: {group: leaf}} \
+           (or {group: {series: leaf}} with layout: groups_series); a leaf is a number, a Ratio {num, den}, \
+           or an object read through `value`; at most 400 bars",
+    options: &[
+        OptionDoc {
+            name: "layout",
+            ty: "series_groups | groups_series",
+            default: "series_groups",
+            meaning: "whether the data's outer keys are the series or the groups",
+        },
+        OptionDoc { name: "value", ty: "sub-path", default: "the leaf itself", meaning: "the path from a leaf to the bar's height" },
+        OptionDoc {
+            name: "upto",
+            ty: "sub-path",
+            default: "none",
+            meaning:
+                "the path from a leaf to a second, higher value: the bar is solid to `value` and an outline from there to `upto` (a range)",
+        },
+        OptionDoc {
+            name: "series",
+            ty: "list of keys",
+            default: "all, in the data's order",
+            meaning: "which series to draw, in that order",
+        },
+        OptionDoc {
+            name: "groups",
+            ty: "list of keys",
+            default: "all, in the data's order",
+            meaning: "which groups to draw, in that order",
+        },
+        OptionDoc {
+            name: "labels",
+            ty: "list of strings",
+            default: "the series' keys",
+            meaning: "legend names for the series, one per series drawn, in order",
+        },
+        OptionDoc { name: "x_label", ty: "string", default: "none", meaning: "the x axis title" },
+        OptionDoc { name: "y_label", ty: "string", default: "none", meaning: "the y axis title" },
+        OptionDoc { name: "y_max", ty: "number", default: "the largest height", meaning: "the top of the y axis" },
+        OptionDoc { name: "percent", ty: "bool", default: "false", meaning: "label the y axis in per cent of 1" },
+    ],
+    example: "series: [low_bits, closest]\nlabels: [low bits, closest numbers]\nx_label: coins\npercent: true\ny_max: 1",
+    example_data: "{\"low_bits\": {\"2\": {\"num\": 1, \"den\": 1}, \"4\": {\"num\": 9, \"den\": 10}}, \
+                   \"closest\": {\"2\": {\"num\": 1, \"den\": 1}, \"4\": {\"num\": 1, \"den\": 2}}}",
+    fields: super::reference::fields::<Options>,
+};
 
 /// Most bars in one figure.
 pub const MAX_BARS: usize = 400;
@@ -95,7 +140,7 @@ fn pick(all: Vec<String>, wanted: &Option<Vec<Value>>, key: &str) -> Result<Vec<
                 if all.contains(&k) {
                     Ok(k)
                 } else {
-                    Err(err(key, format!("no `{k}` in the data"), &format!("present: {}", all.join(", "))))
+                    Err(err(key, format!("no `{k}` in the data"), &present(key, &all)))
                 }
             })
             .collect(),
@@ -104,7 +149,7 @@ fn pick(all: Vec<String>, wanted: &Option<Vec<Value>>, key: &str) -> Result<Vec<
 
 /// Draw grouped bars; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
-    let o: Options = options(opts)?;
+    let o: Options = options(opts, &KIND)?;
     let hint = "bars need an object of series, each an object of groups, e.g. `rules` → rule → coins → count";
     let outer = entries(data).ok_or_else(|| FigureError::data("the data is neither an object nor a list", hint))?;
     // cells[(series, group)] = leaf
@@ -134,6 +179,10 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             all_groups.push(g.clone());
         }
     }
+    // The outer dimension is filtered while reading, so its names come from the data's
+    // own outer keys (else a wrong name would find nothing present at all).
+    let outer_keys: Vec<String> = outer.iter().map(|(k, _)| k.clone()).collect();
+    let (all_series, all_groups) = if o.layout == Layout::SeriesGroups { (outer_keys, all_groups) } else { (all_series, outer_keys) };
     let series = pick(all_series, &o.series, "series")?;
     let groups = pick(all_groups, &o.groups, "groups")?;
     if series.is_empty() || groups.is_empty() {
@@ -312,5 +361,29 @@ mod tests {
         assert!(draw(&json!({"a": {"x": "y"}}), &Map::new(), &meta()).is_err());
         assert!(draw(&json!(4), &Map::new(), &meta()).is_err());
         assert_eq!(draw(&t, &opts(json!({"value": "q"})), &meta()).unwrap_err().key.as_deref(), Some("value"));
+    }
+
+    /// A series name not in the data is answered with the names that are (the outer
+    /// keys, which the filter had dropped: the hint once read "present: " and nothing).
+    #[test]
+    fn a_bad_series_name_lists_the_series_present() {
+        let data = json!({"low": {"2": 1, "3": 2}, "high": {"2": 3}});
+        let e = draw(&data, &opts(json!({"series": ["lo"]})), &meta()).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("series"));
+        assert_eq!(e.hint, "series present: low, high");
+        let e = draw(&data, &opts(json!({"groups": ["9"]})), &meta()).unwrap_err();
+        assert_eq!(e.hint, "groups present: 2, 3");
+        let t = opts(json!({"layout": "groups_series", "groups": ["9"]}));
+        assert_eq!(draw(&data, &t, &meta()).unwrap_err().hint, "groups present: low, high");
+        let e = draw(&json!({}), &opts(json!({"series": ["a"]})), &meta()).unwrap_err();
+        assert_eq!(e.hint, "the data has no series at all");
+    }
+
+    #[test]
+    fn an_unknown_option_names_the_documented_ones_and_the_reference() {
+        let e = draw(&json!({"a": [1]}), &opts(json!({"colour": "red"})), &meta()).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("colour"));
+        assert!(e.message.contains("its options are layout, value, upto"), "{}", e.message);
+        assert!(e.hint.contains("countersign figures bars"), "{}", e.hint);
     }
 }

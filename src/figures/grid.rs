@@ -2,10 +2,7 @@
 //!
 //! Data (`from:`): a list of rows, each a list of numbers (or Ratios) or `null` for an
 //! empty cell; row `r`, column `c` is drawn at x = c, y = r with y increasing upwards.
-//! Options:
-//! - `x_label`, `y_label`: axis titles (default none);
-//! - `mark_zeros`: draw a ring in cells whose value is 0 (default true);
-//! - `values`: print each value in its cell (default: when the grid is at most 24 wide).
+//! Options: see [`KIND`] (printed by `countersign figures grid`).
 //!
 //! Example: the two-coin Welter values ⟨a|b⟩ with a on x and b on y, zeros at the mates.
 
@@ -13,7 +10,7 @@ use plotters::prelude::*;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{finish_svg, number, options, palette, Drawn, FigureError, Meta};
+use super::{finish_svg, number, options, palette, Drawn, FigureError, Kind, Meta, OptionDoc};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -32,12 +29,30 @@ fn yes() -> bool {
     true
 }
 
+/// `plot: grid`: its data shape, options and an example.
+pub const KIND: Kind = Kind {
+    name: "grid",
+    draw,
+    summary: "a matrix of cells coloured by value, zeros marked",
+    data: "a list of rows, each a list of numbers (or Ratios {num, den}) or null for an empty cell; \
+           row r, column c is drawn at x = c, y = r, y increasing upwards; at most 200 cells a side",
+    options: &[
+        OptionDoc { name: "x_label", ty: "string", default: "none", meaning: "the x axis title" },
+        OptionDoc { name: "y_label", ty: "string", default: "none", meaning: "the y axis title" },
+        OptionDoc { name: "mark_zeros", ty: "bool", default: "true", meaning: "ring each cell whose value is 0" },
+        OptionDoc { name: "values", ty: "bool", default: "true when the grid is at most 24 wide", meaning: "print each value in its cell" },
+    ],
+    example: "x_label: a\ny_label: b\nmark_zeros: true",
+    example_data: "[[null, 0, 1], [0, null, 2], [1, 2, null]]",
+    fields: super::reference::fields::<Options>,
+};
+
 /// Largest grid drawn, in cells per side.
 pub const MAX_SIDE: usize = 200;
 
 /// Draw a grid; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
-    let o: Options = options(opts)?;
+    let o: Options = options(opts, &KIND)?;
     let shape_hint = "a grid needs a list of rows, each a list of numbers or nulls, e.g. [[0, 1], [1, null]]";
     let rows = data.as_array().ok_or_else(|| FigureError::data("the data is not a list of rows", shape_hint))?;
     let mut cells: Vec<Vec<Option<f64>>> = Vec::new();

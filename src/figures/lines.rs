@@ -4,14 +4,7 @@
 //! Data (`from:`): a list of series, each `{ "name": "a = 2", "points": [[x, y], …] }`
 //! with numbers (or Ratios) for x and y; or an object whose keys are the names and whose
 //! values are the point lists.
-//! Options:
-//! - `x_label`, `y_label`: axis titles (default none);
-//! - `join`: join each series' points with a line (default true);
-//! - `dots`: draw a dot at each point (default: when a series has at most 400 points);
-//! - `series`: which series to draw, by name, in that order (default: all, in order);
-//! - `zero_line`: draw a faint horizontal line at y = 0 (default true);
-//! - `stack`: draw series i shifted up by i·`stack`, each with its own zero line, and no
-//!   y-axis numbers (for series whose values overlap; default none).
+//! Options: see [`KIND`] (printed by `countersign figures lines`).
 //!
 //! Example: the offsets c − b of the held-pass partner function against the middle heap b,
 //! one series per smallest heap.
@@ -20,7 +13,7 @@ use plotters::prelude::*;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::{finish_svg, number, options, palette, Drawn, FigureError, Meta};
+use super::{finish_svg, number, options, palette, Drawn, FigureError, Kind, Meta, OptionDoc};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +37,39 @@ struct Options {
 fn yes() -> bool {
     true
 }
+
+/// `plot: lines`: its data shape, options and an example.
+pub const KIND: Kind = Kind {
+    name: "lines",
+    draw,
+    summary: "several series of (x, y) points on shared axes, dots joined by thin lines, with a legend",
+    data: "a list of series {name: \"a = 2\", points: [[x, y], …]} with numbers (or Ratios) for x and y, \
+           or an object whose keys are the names and whose values are the point lists; \
+           at most one series per palette colour and 50,000 points",
+    options: &[
+        OptionDoc { name: "x_label", ty: "string", default: "none", meaning: "the x axis title" },
+        OptionDoc { name: "y_label", ty: "string", default: "none", meaning: "the y axis title" },
+        OptionDoc { name: "join", ty: "bool", default: "true", meaning: "join each series' points with a line" },
+        OptionDoc { name: "dots", ty: "bool", default: "true when a series has at most 400 points", meaning: "draw a dot at each point" },
+        OptionDoc {
+            name: "series",
+            ty: "list of names",
+            default: "all, in order",
+            meaning: "which series to draw, by name, in that order",
+        },
+        OptionDoc { name: "zero_line", ty: "bool", default: "true", meaning: "draw a faint horizontal line at y = 0" },
+        OptionDoc {
+            name: "stack",
+            ty: "number",
+            default: "none",
+            meaning: "draw series i shifted up by i × stack, each with its own zero line and no y-axis numbers (for series that overlap)",
+        },
+    ],
+    example: "x_label: b\ny_label: c − b\nseries: [a = 1, a = 2]",
+    example_data:
+        "[{\"name\": \"a = 1\", \"points\": [[1, 0], [2, -2], [3, 0]]}, {\"name\": \"a = 2\", \"points\": [[2, 0], [3, 2], [4, 3]]}]",
+    fields: super::reference::fields::<Options>,
+};
 
 /// Most series drawn (one per palette colour).
 pub const MAX_SERIES: usize = palette::SERIES.len();
@@ -90,7 +116,7 @@ fn draw_err(e: impl std::fmt::Display) -> FigureError {
 
 /// Draw the series; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
-    let o: Options = options(opts)?;
+    let o: Options = options(opts, &KIND)?;
     let mut all = series(data)?;
     if let Some(names) = &o.series {
         let mut picked = Vec::new();
@@ -98,7 +124,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             let i = all.iter().position(|(k, _)| k == n).ok_or_else(|| FigureError {
                 message: format!("no series named {n:?}"),
                 key: Some("series".into()),
-                hint: format!("the series are {}", all.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>().join(", ")),
+                hint: super::reference::present("series", &all.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>()),
             })?;
             picked.push(all[i].clone());
         }

@@ -7,20 +7,26 @@
 //! output is byte-identical on every machine) and go through [`finish_svg`], which adds
 //! `<title>`/`<desc>` and a style block that reads in light and dark themes.
 //!
-//! Adding a kind: write `figures/<kind>.rs` with a `draw` function and an options struct
-//! (`#[serde(deny_unknown_fields)]`, parsed with [`options`]), and add one line to
-//! [`KINDS`]. Extend an existing kind rather than write a second one that does the same.
+//! Adding a kind: write `figures/<kind>.rs` with a `draw` function, an options struct
+//! (`#[serde(deny_unknown_fields)]`, parsed with [`options`]) and a [`Kind`] declaring
+//! its data shape, each option (type, default, meaning) and an example, and add it to
+//! [`KINDS`]. `countersign figures` prints those declarations ([`reference`]); a test
+//! checks that they name every field the options struct reads. Extend an existing kind
+//! rather than write a second one that does the same.
 
 pub mod bars;
 pub mod grid;
 pub mod lines;
 pub mod palette;
+pub mod reference;
 pub mod strip;
 pub mod table;
 pub mod trie;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+pub use reference::{Kind, OptionDoc};
 
 /// What a kind produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,24 +71,31 @@ pub struct Meta<'a> {
 /// A figure kind's drawing function.
 pub type DrawFn = fn(&Value, &Map<String, Value>, &Meta) -> Result<Drawn, FigureError>;
 
-/// Every figure kind, by the name a block's `plot:` gives.
-pub static KINDS: &[(&str, DrawFn)] = &[
-    ("grid", grid::draw),
-    ("bars", bars::draw),
-    ("strip", strip::draw),
-    ("trie", trie::draw),
-    ("table", table::draw),
-    ("lines", lines::draw),
-];
+/// Every figure kind, by the name a block's `plot:` gives, with its reference.
+pub static KINDS: &[Kind] = &[grid::KIND, bars::KIND, strip::KIND, trie::KIND, table::KIND, lines::KIND];
+
+/// The kind called `kind`.
+pub fn lookup_kind(kind: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == kind)
+}
 
 /// The drawing function for `kind`.
 pub fn lookup(kind: &str) -> Option<DrawFn> {
-    KINDS.iter().find(|(k, _)| *k == kind).map(|(_, f)| *f)
+    lookup_kind(kind).map(|k| k.draw)
 }
 
-/// Deserialize a kind's options from the block's remaining keys. An unknown key or a
-/// wrong type is a [`FigureError`] naming the key.
-pub fn options<T: DeserializeOwned>(opts: &Map<String, Value>) -> Result<T, FigureError> {
+/// Deserialize `kind`'s options from the block's remaining keys. A key `kind` does not
+/// document is refused first, naming the options it has; a wrong type is a
+/// [`FigureError`] naming the key. Every hint points at `countersign figures KIND`.
+pub fn options<T: DeserializeOwned>(opts: &Map<String, Value>, kind: &Kind) -> Result<T, FigureError> {
+    if let Some(k) = opts.keys().find(|k| kind.option(k).is_none()) {
+        let known: Vec<&str> = kind.options.iter().map(|o| o.name).collect();
+        return Err(FigureError {
+            message: format!("`plot: {}` has no option `{k}`; its options are {}", kind.name, known.join(", ")),
+            key: Some(k.clone()),
+            hint: reference::see(kind.name),
+        });
+    }
     serde_json::from_value(Value::Object(opts.clone())).map_err(|e| {
         let mut msg = e.to_string();
         let mut key = msg.split('`').nth(1).map(str::to_string).filter(|k| opts.contains_key(k));
@@ -101,7 +114,11 @@ pub fn options<T: DeserializeOwned>(opts: &Map<String, Value>) -> Result<T, Figu
                 msg = format!("`{k}`: {msg}");
             }
         }
-        FigureError { message: msg, key, hint: "see the figure kind's options in docs/ARCHITECTURE.md".into() }
+        let hint = match key.as_deref().and_then(|k| kind.option(k)) {
+            Some(o) => format!("`{}` is {}: {}; {}", o.name, o.ty, o.meaning, reference::see(kind.name)),
+            None => reference::see(kind.name),
+        };
+        FigureError { message: msg, key, hint }
     })
 }
 

@@ -2,19 +2,7 @@
 //! arcs above the strip.
 //!
 //! Data (`from:`): an object (e.g. a `welter.position` result) read through sub-paths.
-//! Options:
-//! - `squares`: sub-path to the list of occupied squares (default `squares`);
-//! - `length`: squares drawn (default: the highest coin plus two);
-//! - `pairs`: sub-path to a list of pairs, each `[a, b]` or an object with `a` and `b`
-//!   (default: no arcs); a pair may join any two squares of the strip, occupied or not
-//!   (e.g. each number n joined to F − n);
-//! - `pair_label`: a field of each pair object printed above its arc (e.g. `animating`);
-//! - `leftover`: sub-path to a square (or null) drawn in the accent colour (a coin there
-//!   is filled with it; an empty square is ringed);
-//! - `strips`: several strips of the same coins, one per matching, each
-//!   `{label, pairs, leftover, note}` with sub-paths as above (replaces `pairs`/`leftover`);
-//!   `note` is a sub-path to a value printed under the label (e.g. the value a matching
-//!   reads); `note_prefix` is printed before every note (default none, e.g. `"reads "`).
+//! Options: see [`KIND`] (printed by `countersign figures strip`).
 //!
 //! Example: a position's low-bit matching, each arc labelled with its animating value; or
 //! the five rules' matchings of one position, one strip each.
@@ -25,7 +13,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::table::at;
-use super::{finish_svg, options, palette, Drawn, FigureError, Meta};
+use super::{finish_svg, options, palette, Drawn, FigureError, Kind, Meta, OptionDoc};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,6 +50,49 @@ struct Options {
 fn default_squares() -> String {
     "squares".into()
 }
+
+/// `plot: strip`: its data shape, options and an example.
+pub const KIND: Kind = Kind {
+    name: "strip",
+    draw,
+    summary: "one or more strips of squares with coins, pairs of squares joined by arcs above the strip",
+    data: "an object (e.g. a welter.position result) that the options' sub-paths read: a list of occupied \
+           squares, lists of pairs ([a, b] or {a, b}), a leftover square; at most 128 squares and 12 strips",
+    options: &[
+        OptionDoc { name: "squares", ty: "sub-path", default: "squares", meaning: "the list of occupied squares (integers)" },
+        OptionDoc { name: "length", ty: "integer", default: "the highest coin plus two", meaning: "how many squares to draw" },
+        OptionDoc {
+            name: "pairs",
+            ty: "sub-path",
+            default: "none (no arcs)",
+            meaning: "a list of pairs, each [a, b] or {a, b}, drawn as arcs; a pair may join any two squares, occupied or not",
+        },
+        OptionDoc { name: "pair_label", ty: "field name", default: "none", meaning: "a field of each pair object printed above its arc" },
+        OptionDoc {
+            name: "leftover",
+            ty: "sub-path",
+            default: "none",
+            meaning: "a square (or null) drawn in the accent colour: a coin there is filled, an empty square ringed",
+        },
+        OptionDoc {
+            name: "strips",
+            ty: "list of {label, pairs, leftover, note}",
+            default: "one strip from `pairs` and `leftover`",
+            meaning: "several strips of the same coins, one per matching; `pairs`, `leftover` and `note` are sub-paths \
+                      as above (they replace the top-level ones); `note` is a value printed under the label",
+        },
+        OptionDoc {
+            name: "note_prefix",
+            ty: "string",
+            default: "empty",
+            meaning: "text printed before every strip's note (e.g. \"reads \")",
+        },
+    ],
+    example: "pairs: low.pairs\npair_label: animating\nleftover: low.leftover",
+    example_data: "{\"squares\": [1, 2, 4, 7], \"low\": {\"pairs\": [{\"a\": 1, \"b\": 7, \"animating\": 5}, \
+                   {\"a\": 2, \"b\": 4, \"animating\": 5}], \"leftover\": null}}",
+    fields: super::reference::fields::<Options>,
+};
 
 /// Most squares a strip may have.
 pub const MAX_LENGTH: u32 = 128;
@@ -108,7 +139,7 @@ fn read_pairs(v: &Value, label: Option<&str>, key: &str) -> Result<Vec<(u32, u32
 
 /// Draw strips; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
-    let o: Options = options(opts)?;
+    let o: Options = options(opts, &KIND)?;
     let coins: Vec<u32> = at(data, &o.squares)
         .and_then(Value::as_array)
         .ok_or_else(|| err("squares", format!("no list of squares at `{}`", o.squares), "point `squares` at a list of integers"))?

@@ -3,17 +3,7 @@
 //! Data (`from:`): either a list of row objects, or an object whose values are the rows
 //! (its keys become the first column). A row may also be a plain value, shown in a single
 //! column.
-//! Options:
-//! - `columns`: the columns, each either a sub-path into a row (`reading`,
-//!   `right.min`, `pairs[0].a`) or `{path, label, format}`; default: every field of the
-//!   first row whose value is not a list or object of objects. `format` is `number`
-//!   (default; integers with thousands separators), `percent` (a Ratio or number as a
-//!   percentage to one decimal), `ratio` (`num/den`) or `plain`.
-//! - `rows`: for object data, which keys to show and in what order (default: all, in the
-//!   result's order).
-//! - `key_label`: header of the key column for object data (default empty); `keys: false`
-//!   drops that column.
-//! - `transpose`: rows become columns (default false); useful for a map coins → counts.
+//! Options: see [`KIND`] (printed by `countersign figures table`).
 //!
 //! Cells: numbers as above; booleans as "yes"/"no"; null as "—"; a `{min, max}` object as
 //! "min to max" (one number when equal); a `{num, den}` object per `format`; a pair object
@@ -26,7 +16,40 @@ use serde_json::{Map, Value};
 use crate::check::rational::group;
 use crate::text::escape_html as escape;
 
-use super::{options, Drawn, FigureError, Meta};
+use super::{options, Drawn, FigureError, Kind, Meta, OptionDoc};
+
+/// `plot: table`: its data shape, options and an example.
+pub const KIND: Kind = Kind {
+    name: "table",
+    draw,
+    summary: "an HTML table from a census result",
+    data: "a list of row objects, or an object whose values are the rows (its keys become the first column); \
+           a row may be a plain value, shown in one column. Cells: numbers with thousands separators, booleans as \
+           yes/no, null as —, {min, max} as \"min to max\", {num, den} per the column's format, {a, b} as a–b, \
+           a list as its items joined by \", \"",
+    options: &[
+        OptionDoc {
+            name: "columns",
+            ty: "list of sub-paths or {path, label, format}",
+            default: "every field of the first row that is not a list or object of objects",
+            meaning: "the columns, each a sub-path into a row (`reading`, `right.min`, `pairs[0].a`) or {path, label, format}, \
+                      format being number (the default), percent (one decimal), ratio (num/den) or plain",
+        },
+        OptionDoc {
+            name: "rows",
+            ty: "list of keys",
+            default: "all, in the result's order",
+            meaning: "for object data, which rows to show and in what order",
+        },
+        OptionDoc { name: "key_label", ty: "string", default: "empty", meaning: "the header of the key column, for object data" },
+        OptionDoc { name: "keys", ty: "bool", default: "true", meaning: "show the key column (false drops it)" },
+        OptionDoc { name: "transpose", ty: "bool", default: "false", meaning: "rows become columns (for a map such as coins → counts)" },
+    ],
+    example: "columns: [n, {path: right, label: Read right, format: percent}]\nkey_label: Coins",
+    example_data:
+        "{\"2\": {\"n\": 66, \"right\": {\"num\": 66, \"den\": 66}}, \"3\": {\"n\": 220, \"right\": {\"num\": 180, \"den\": 220}}}",
+    fields: super::reference::fields::<Options>,
+};
 
 /// The value at `path` below `v`: keys separated by `.`, list indices as `[i]` (a key
 /// that is an integer also indexes a list). The empty path is `v` itself. `None` when any
@@ -155,7 +178,7 @@ fn default_column(v: &Value) -> bool {
 
 /// Draw a table; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Drawn, FigureError> {
-    let o: Options = options(opts)?;
+    let o: Options = options(opts, &KIND)?;
     let hint = "a table needs a list of rows or an object of rows, e.g. the `rules.low_bits` map of a census";
     // (key, row)
     let mut rows: Vec<(Option<String>, &Value)> = match data {
@@ -176,7 +199,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
             let r = m.get(&k).ok_or_else(|| FigureError {
                 message: format!("no row `{k}` in the data"),
                 key: Some("rows".into()),
-                hint: format!("rows present: {}", m.keys().cloned().collect::<Vec<_>>().join(", ")),
+                hint: super::reference::present("rows", &m.keys().cloned().collect::<Vec<_>>()),
             })?;
             picked.push((Some(k), r));
         }

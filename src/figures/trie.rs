@@ -7,13 +7,7 @@
 //! differing bit. The figure builds the trie itself from the numbers (a layout, not a game
 //! computation); what to mark comes from the data.
 //!
-//! Data (`from:`): an object (e.g. a `welter.position` result). Options:
-//! - `squares`: sub-path to the list of numbers (default `squares`);
-//! - `nodes`: sub-path to a list of node objects with `bit` and `residue` (the node read
-//!   at that bit, below which every number is ≡ residue mod 2^bit) and optionally `pair`
-//!   (`[a, b]` or `{a, b}` or null: drawn as a label at the node, node filled) and `odd`
-//!   (true: node ringed). Default: none marked;
-//! - `binary`: print each leaf's binary digits under it (default true).
+//! Options: see [`KIND`] (printed by `countersign figures trie`).
 //!
 //! Example: the trie of 1, 2, 4, 7, 9, 11 with the low-bit pairs 1–9, 7–11, 2–4 at their
 //! nodes.
@@ -24,7 +18,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::table::at;
-use super::{finish_svg, options, palette, Drawn, FigureError, Meta};
+use super::{finish_svg, options, palette, Drawn, FigureError, Kind, Meta, OptionDoc};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +38,31 @@ fn default_squares() -> String {
 fn yes() -> bool {
     true
 }
+
+/// `plot: trie`: its data shape, options and an example.
+pub const KIND: Kind = Kind {
+    name: "trie",
+    draw,
+    summary: "the low-bit (2-adic) binary trie of a set of non-negative integers, chosen nodes marked",
+    data: "an object (e.g. a welter.position result) holding a list of at most 40 non-negative integers \
+           and, optionally, a list of node objects to mark",
+    options: &[
+        OptionDoc { name: "squares", ty: "sub-path", default: "squares", meaning: "the list of numbers" },
+        OptionDoc {
+            name: "nodes",
+            ty: "sub-path",
+            default: "none marked",
+            meaning: "a list of node objects {bit, residue, pair, odd}: the node at that bit below which every number is \
+                      ≡ residue mod 2^bit; `pair` ([a, b], {a, b} or null) is printed at the node and fills it; \
+                      `odd: true` rings it",
+        },
+        OptionDoc { name: "binary", ty: "bool", default: "true", meaning: "print each leaf's binary digits under it" },
+    ],
+    example: "nodes: trie\nbinary: true",
+    example_data: "{\"squares\": [1, 2, 4, 7, 9, 11], \"trie\": [{\"bit\": 1, \"residue\": 0, \"pair\": [2, 4], \"odd\": true}, \
+                   {\"bit\": 3, \"residue\": 1, \"pair\": [1, 9], \"odd\": true}]}",
+    fields: super::reference::fields::<Options>,
+};
 
 /// Most numbers a trie may hold.
 pub const MAX_NUMBERS: usize = 40;
@@ -97,7 +116,7 @@ fn pair_text(v: &Value) -> Option<String> {
 
 /// Draw a trie; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
-    let o: Options = options(opts)?;
+    let o: Options = options(opts, &KIND)?;
     let mut numbers: Vec<u64> = at(data, &o.squares)
         .and_then(Value::as_array)
         .ok_or_else(|| err("squares", format!("no list of numbers at `{}`", o.squares), "point `squares` at a list of integers"))?

@@ -222,6 +222,7 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
     let body = body_fragment(essay);
     let items = r.fragment(&body, true);
     let (items, headings) = heading_ids(items, essay, claim_text);
+    let items = footnotes(items, &headings);
     let (html, marks) = write_html(items, claim_html, claim_text);
     (Body { html, marks, headings, refs: r.refs, equations: r.equations }, r.diags)
 }
@@ -751,6 +752,100 @@ fn heading_ids<'a>(items: Stream<'a>, essay: &Essay, claim_text: &[String]) -> (
     (out, headings)
 }
 
+/// Footnotes with ids unique on the page and links both ways. Notes are numbered from 1
+/// in the order they are first referred to (then, unreferred, in the order written);
+/// reference `k` of note `n` is `<sup id="fnref-n-k">` linking to `#fn-n`, and the note,
+/// moved to a `footnotes` section at the end of the body, links back to each of its
+/// references (↩, ↩², …). The ids avoid the headings' ids (`fn-1` becomes `fn-1-1` on a
+/// page with a heading `fn-1`). A reference with no note is left as its text by the parser.
+fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
+    let mut labels: Vec<CowStr<'a>> = Vec::new();
+    let mut refs: Vec<usize> = Vec::new();
+    let number = |labels: &mut Vec<CowStr<'a>>, refs: &mut Vec<usize>, l: &CowStr<'a>| match labels.iter().position(|x| x == l) {
+        Some(i) => i,
+        None => {
+            labels.push(l.clone());
+            refs.push(0);
+            labels.len() - 1
+        }
+    };
+    for (item, _) in &items {
+        if let Item::Md(Event::FootnoteReference(l)) = item {
+            let i = number(&mut labels, &mut refs, l);
+            refs[i] += 1;
+        }
+    }
+    for (item, _) in &items {
+        if let Item::Md(Event::Start(Tag::FootnoteDefinition(l))) = item {
+            number(&mut labels, &mut refs, l);
+        }
+    }
+    if labels.is_empty() {
+        return items;
+    }
+    let mut ids = Ids::default();
+    for h in headings {
+        ids.used.insert(h.id.clone());
+    }
+    let note_ids: Vec<String> = (1..=labels.len()).map(|n| ids.unique(format!("fn-{n}"))).collect();
+    let ref_ids: Vec<Vec<String>> =
+        refs.iter().enumerate().map(|(i, &r)| (1..=r).map(|k| ids.unique(format!("fnref-{}-{k}", i + 1))).collect()).collect();
+    let mut out = Vec::with_capacity(items.len());
+    let mut notes: Vec<Stream<'a>> = (0..labels.len()).map(|_| Vec::new()).collect();
+    let mut seen = vec![0usize; labels.len()];
+    let mut open: Option<usize> = None;
+    for (item, range) in items {
+        match item {
+            Item::Md(Event::FootnoteReference(l)) => {
+                let i = number(&mut labels, &mut refs, &l);
+                let id = &ref_ids[i][seen[i]];
+                seen[i] += 1;
+                let html = format!(
+                    "<sup class=\"footnote-reference\" id=\"{}\"><a href=\"#{}\">{}</a></sup>",
+                    escape(id),
+                    escape(&note_ids[i]),
+                    i + 1
+                );
+                let target = match open {
+                    Some(n) => &mut notes[n],
+                    None => &mut out,
+                };
+                target.push((Item::Md(Event::InlineHtml(CowStr::from(html))), range));
+            }
+            Item::Md(Event::Start(Tag::FootnoteDefinition(l))) if open.is_none() => {
+                let i = number(&mut labels, &mut refs, &l);
+                open = Some(i);
+                let html = format!("<li class=\"footnote-definition\" id=\"{}\" value=\"{}\">", escape(&note_ids[i]), i + 1);
+                notes[i].push((Item::Md(Event::Html(CowStr::from(html))), range));
+            }
+            Item::Md(Event::End(TagEnd::FootnoteDefinition)) if open.is_some() => {
+                let i = open.take().unwrap_or_default();
+                let back: Vec<String> = ref_ids[i]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, id)| {
+                        let mark = if k == 0 { String::new() } else { (k + 1).to_string() };
+                        format!(
+                            "<a class=\"footnote-backref\" href=\"#{}\" aria-label=\"Back to reference {}\">↩{mark}</a>",
+                            escape(id),
+                            k + 1
+                        )
+                    })
+                    .collect();
+                notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{}</li>\n", back.join(" "))))), range));
+            }
+            item => match open {
+                Some(n) => notes[n].push((item, range)),
+                None => out.push((item, range)),
+            },
+        }
+    }
+    out.push((Item::Md(Event::Html(CowStr::from("<section class=\"footnotes\" aria-label=\"Notes\"><ol>\n"))), 0..0));
+    out.extend(notes.into_iter().flatten());
+    out.push((Item::Md(Event::Html(CowStr::from("</ol></section>\n"))), 0..0));
+    out
+}
+
 /// The HTML of `items` and where each mark falls in it. A claim reads as its link
 /// (`claim_html`), or as its plain text inside a link or an image.
 fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -> (String, Vec<Mark>) {
@@ -1014,5 +1109,31 @@ mod tests {
         assert!(cap.contains(" of <c>12</c> "), "{cap}");
         assert_eq!(b.refs.len(), 1);
         assert!(matches!(&b.refs[0].kind, RefKind::Cite { .. }));
+    }
+
+    /// Footnotes: numbered by first reference, ids unique on the page (a heading `fn-1`
+    /// keeps its id), each note at the end linking back to every reference to it.
+    #[test]
+    fn footnotes_have_unique_ids_and_link_back_to_each_reference() {
+        let body = "# fn-1\n\nFirst[^b] and again[^b], then[^a].\n\n[^a]: Note a.\n[^b]: Note b.\n\nAfter.\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let h = &b.html;
+        assert!(h.contains(r##"<h1 id="fn-1">"##), "{h}");
+        assert!(h.contains(r##"<sup class="footnote-reference" id="fnref-1-1"><a href="#fn-1-1">1</a></sup>"##), "{h}");
+        assert!(h.contains(r##"<sup class="footnote-reference" id="fnref-1-2"><a href="#fn-1-1">1</a></sup>"##), "{h}");
+        assert!(h.contains(r##"<a href="#fn-2">2</a>"##), "{h}");
+        assert!(h.contains(r##"<li class="footnote-definition" id="fn-1-1" value="1">"##), "{h}");
+        assert!(h.contains(r##"href="#fnref-1-1" aria-label="Back to reference 1">↩</a> <a class="footnote-backref" href="#fnref-1-2" aria-label="Back to reference 2">↩2</a>"##), "{h}");
+        assert!(h.contains(r##"href="#fnref-2-1""##), "{h}");
+        // The notes come last, note 1 (b) before note 2 (a), after the prose.
+        let (after, notes, b_at, a_at) =
+            (h.find("After.").unwrap(), h.find("class=\"footnotes\"").unwrap(), h.find("Note b").unwrap(), h.find("Note a").unwrap());
+        assert!(after < notes && notes < b_at && b_at < a_at, "{h}");
+        let mut ids: Vec<&str> = h.match_indices(" id=\"").map(|(i, _)| &h[i + 5..i + 5 + h[i + 5..].find('"').unwrap()]).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate ids: {h}");
     }
 }

@@ -43,7 +43,8 @@ pub const BUILTIN_TEMPLATES: &[(&str, &str)] = &[
 pub const BUILTIN_STATIC: &[(&str, &[u8])] =
     &[("style.css", include_bytes!("../../static/style.css")), ("search.js", include_bytes!("../../static/search.js"))];
 
-/// A ladder's display name from its anchor: `held-pass` → "Held pass".
+/// A ladder's display name when `countersign.yaml`'s `ladders:` does not give one: from
+/// its anchor, `held-pass` → "Held pass".
 pub fn ladder_title(anchor: &str) -> String {
     let t = anchor.replace(['-', '_'], " ");
     let mut c = t.chars();
@@ -343,19 +344,28 @@ fn draw_figures(
                 memo.insert(place, (key, h, None));
             }
             Err(e) => {
-                let span = match &e.key {
-                    Some(k) => crate::content::block_key_span(&f.block, k),
-                    None => f.from_span.clone(),
-                };
-                diags.push(
-                    Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
-                        .with_hint(e.hint),
-                );
+                diags.push(figure_error(essay, f, &e));
                 html.push(String::new());
             }
         }
     }
     html
+}
+
+/// The diagnostic of a figure that could not be drawn, at the option it names (else at
+/// `from:`), pointing at the figure reference.
+fn figure_error(essay: &Essay, f: &crate::content::FigureBlock, e: &figures::FigureError) -> Diagnostic {
+    let span = match &e.key {
+        Some(k) => crate::content::block_key_span(&f.block, k),
+        None => f.from_span.clone(),
+    };
+    let d = Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))
+        .with_hint(e.hint.clone());
+    if e.hint.contains("countersign figures") {
+        d
+    } else {
+        d.with_note(figures::reference::see(&f.plot))
+    }
 }
 
 /// The key of a figure's inputs: everything of its block but its place in the essay, its
@@ -570,7 +580,7 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
         tera: &templates.1,
         sources: &templates.0,
         site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description }),
-        ladders: Ladders::of(inputs),
+        ladders: Ladders::of(inputs, &config.ladders),
     };
     let mut diags = bibliography.2.clone();
     let body_keys = render_bodies(inputs, &math, memo, out, &mut diags);
@@ -657,10 +667,12 @@ impl SiteCtx<'_> {
 struct Ladders<'a> {
     ladders: BTreeMap<String, Vec<&'a Essay>>,
     loose: Vec<&'a Essay>,
+    /// Titles set in `countersign.yaml`, by anchor.
+    titles: &'a BTreeMap<String, String>,
 }
 
 impl<'a> Ladders<'a> {
-    fn of(inputs: &[EssayInput<'a>]) -> Ladders<'a> {
+    fn of(inputs: &[EssayInput<'a>], titles: &'a BTreeMap<String, String>) -> Ladders<'a> {
         let mut ladders: BTreeMap<String, Vec<&Essay>> = BTreeMap::new();
         let mut loose: Vec<&Essay> = Vec::new();
         for i in inputs {
@@ -673,14 +685,19 @@ impl<'a> Ladders<'a> {
             l.sort_by(|a, b| a.front.rung.unwrap_or(u32::MAX).cmp(&b.front.rung.unwrap_or(u32::MAX)).then(a.slug.cmp(&b.slug)));
         }
         loose.sort_by(|a, b| a.front.title.cmp(&b.front.title));
-        Ladders { ladders, loose }
+        Ladders { ladders, loose, titles }
+    }
+
+    /// The title of the ladder `anchor`: the configured one, else from the anchor.
+    fn title(&self, anchor: &str) -> String {
+        self.titles.get(anchor).cloned().unwrap_or_else(|| ladder_title(anchor))
     }
 
     /// Every ladder as the index and ladder pages show it.
     fn list(&self) -> Vec<Value> {
         self.ladders
             .iter()
-            .map(|(a, l)| json!({ "anchor": a, "title": ladder_title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
+            .map(|(a, l)| json!({ "anchor": a, "title": self.title(a), "essays": l.iter().map(|e| summary(e)).collect::<Vec<_>>() }))
             .collect()
     }
 
@@ -701,13 +718,13 @@ impl<'a> Ladders<'a> {
                 s
             })
             .collect();
-        (prev, next, Some(json!({ "anchor": a, "title": ladder_title(a), "essays": essays })))
+        (prev, next, Some(json!({ "anchor": a, "title": self.title(a), "essays": essays })))
     }
 }
 
 /// An essay as the templates see it in lists.
 fn summary(e: &Essay) -> Value {
-    json!({ "title": e.front.title, "slug": e.slug, "summary": e.front.summary, "date": e.front.date, "anchor": e.front.anchor, "rung": e.front.rung })
+    json!({ "title": e.front.title, "slug": e.slug, "summary": e.front.summary, "date": e.front.date, "anchor": e.front.anchor, "rung": e.front.rung, "draft": e.front.draft })
 }
 
 /// Pass 1: every essay's body (Markdown, math, figures), so that links can see every
@@ -972,6 +989,15 @@ fn planned_warnings(config: &Config, planned: &[(String, Vec<String>)]) -> Vec<D
     planned
         .iter()
         .map(|(title, files)| {
+            if let Some((file, span)) = config.drafts_left_out.get(title) {
+                return Diagnostic::warning(
+                    Code::Draft,
+                    file,
+                    span.clone(),
+                    format!("the draft “{title}” is linked to from {}; the link is shown as plain text", files.join(", ")),
+                )
+                .with_hint("a build leaves drafts out; remove `draft: true` to publish it and its links");
+            }
             Diagnostic::warning(
                 Code::PlannedLink,
                 crate::site::config::FILE,

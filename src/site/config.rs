@@ -8,6 +8,8 @@
 //!   macros:                             # LaTeX macros for every essay's math
 //!     xor: \oplus
 //! planned: [The move that gives counters back]   # essays linked to before they exist
+//! ladders:                              # a ladder's title, by its anchor
+//!   held-pass: Holding the pass         # (default: the anchor, capitalised: "Held pass")
 //! ```
 //!
 //! Every key is optional; a folder of essays with no config builds with the defaults.
@@ -54,6 +56,15 @@ pub struct Config {
     /// Titles of essays that may be linked to before they exist.
     #[serde(default)]
     pub planned: Vec<String>,
+    /// Ladder titles by anchor (`held-pass: Holding the pass`); a ladder not named here
+    /// is titled from its anchor (see `render::ladder_title`).
+    #[serde(default)]
+    pub ladders: BTreeMap<String, String>,
+    /// Drafts a publishing build leaves out, by title: (file, span of its `draft` key).
+    /// Not read from the file: `pipeline` fills it, and links to them render as links to
+    /// planned essays do.
+    #[serde(skip)]
+    pub drafts_left_out: BTreeMap<String, (String, Range<usize>)>,
     /// Where the planned titles and the macros are written in the file, for diagnostics.
     #[serde(skip)]
     pub spans: Spans,
@@ -180,7 +191,7 @@ impl Config {
                         crate::content::char_span(&text, at),
                         format!("in the site configuration: {}", e.message),
                     )
-                    .with_hint("keys: title, base_url, description, budget, math.macros, planned"),
+                    .with_hint("keys: title, base_url, description, budget, math.macros, planned, ladders"),
                     Some(text),
                 )))
             }

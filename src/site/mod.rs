@@ -3,4 +3,5 @@
 pub mod censuses;
 pub mod config;
 pub mod files;
+pub mod images;
 pub mod output;
