@@ -238,10 +238,12 @@ impl Env<'_> {
         Some((r, shown))
     }
 
-    fn compare(&mut self, op: Op, a: &Expr, b: &Expr, at: &Range<usize>) -> Option<Shown> {
-        let (x, y) = (self.operand(a), self.operand(b));
+    fn compare(&mut self, op: Op, a: &Expr, b: &Expr, _at: &Range<usize>) -> Option<Shown> {
+        // Both sides are evaluated before either is judged, so errors come left to right.
+        let (x, y) = (self.eval_shown(a), self.eval_shown(b));
+        let (x, y) = (x?, y?);
+        let (x, y) = (self.operand(a, x), self.operand(b, y));
         let ((p, ps), (q, qs)) = (x?, y?);
-        let _ = at;
         let holds = match op {
             Op::Eq => p == q,
             Op::Ne => p != q,
@@ -253,9 +255,9 @@ impl Env<'_> {
         Some((Val::Bool(holds), format!("{ps} {} {qs}", op.as_str())))
     }
 
-    /// A side of a comparison as a number (true is 1, false 0).
-    fn operand(&mut self, e: &Expr) -> Option<(Q, String)> {
-        let (v, shown) = self.eval_shown(e)?;
+    /// The value `(v, shown)` of the side `e` of a comparison as a number (true is 1,
+    /// false 0).
+    fn operand(&mut self, e: &Expr, (v, shown): Shown) -> Option<(Q, String)> {
         if let Some(t) = v.truth() {
             return Some((Q::int(t as u8), t.to_string()));
         }
@@ -283,7 +285,7 @@ impl Env<'_> {
             Func::Len => {
                 let n = match &vals[0] {
                     Val::Json(Value::Array(a)) => a.len(),
-                    Val::Json(Value::Object(m)) => m.len(),
+                    v @ Val::Json(Value::Object(m)) if matches!(v.computed(), Computed::Other(_)) => m.len(),
                     v => {
                         let k = v.kind();
                         return self.fail(Code::TypeMismatch, at, format!("`len` needs a list or a map, not {k}"), "write len(s.rules)");
