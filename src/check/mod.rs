@@ -87,6 +87,10 @@ pub struct ClaimReport {
     /// The text to show on the page.
     #[serde(skip)]
     pub html_text: String,
+    /// The exact computed value as the reader's certificate shows it (`255 of 495`,
+    /// `1/8`, `1,001`); see [`expr::exact_text`].
+    #[serde(skip)]
+    pub exact: Option<String>,
 }
 
 fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
@@ -170,6 +174,7 @@ fn check_expr(
     let v = val.to_json();
     let c = val.computed();
     r.computed = Some(c.display());
+    r.exact = Some(short(expr::exact_text(&c)));
     // How the value reads in a diagnostic: a whole map or a long list cut short.
     let shown = short(r.computed.clone().unwrap_or_default());
     r.value = Some(v.clone());
@@ -370,6 +375,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
             bless: None,
             stated_span: None,
             html_text: String::new(),
+            exact: None,
         };
         match &claim.kind {
             ClaimKind::Plain { text } => {
