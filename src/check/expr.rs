@@ -104,12 +104,18 @@ pub fn exact_text(c: &Computed) -> String {
         Computed::Number(_, Some((n, d))) => format!("{} of {}", super::rational::group(n), super::rational::group(d)),
         Computed::Number(q, None) if q.is_integer() => super::rational::group(q.numer()),
         Computed::Number(q, None) => format!("{}/{}", q.numer(), q.denom()),
-        Computed::Range(a, b) => format!("{} to {}", exact_text(&Computed::Number(a.clone(), None)), exact_text(&Computed::Number(b.clone(), None))),
+        Computed::Range(a, b) => {
+            format!("{} to {}", exact_text(&Computed::Number(a.clone(), None)), exact_text(&Computed::Number(b.clone(), None)))
+        }
         Computed::List(l) => format!("[{}]", l.iter().map(exact_text).collect::<Vec<_>>().join(", ")),
         Computed::Bool(b) => b.to_string(),
         Computed::Other(s) => s.clone(),
     }
 }
+
+/// How evaluation reads a path: the value at it (with its span), or the diagnostic saying
+/// why there is none.
+pub type Lookup<'a> = dyn FnMut(&Path, &Range<usize>) -> Result<Value, Diagnostic> + 'a;
 
 /// What evaluation needs: the essay (for spans and messages) and how to read a path.
 pub struct Env<'a> {
@@ -118,7 +124,7 @@ pub struct Env<'a> {
     /// The essay's source (spans index it).
     pub source: &'a str,
     /// The value at a path (with its span), or the diagnostic saying why there is none.
-    pub lookup: &'a mut dyn FnMut(&Path, &Range<usize>) -> Result<Value, Diagnostic>,
+    pub lookup: &'a mut Lookup<'a>,
     /// Diagnostics found so far.
     pub diags: Vec<Diagnostic>,
 }
@@ -208,7 +214,8 @@ impl Env<'_> {
         let ((x, _), (y, _)) = (x?, y?);
         let sign = self.text(at).to_string();
         let (Some((p, ps)), Some((q, qs))) = (x.number(), y.number()) else {
-            let which = if x.number().is_none() { format!("the left side is {}", x.kind()) } else { format!("the right side is {}", y.kind()) };
+            let which =
+                if x.number().is_none() { format!("the left side is {}", x.kind()) } else { format!("the right side is {}", y.kind()) };
             return self.fail(
                 Code::TypeMismatch,
                 at,

@@ -332,8 +332,13 @@ fn check_assert(
         expr::Val::Bool(b) | expr::Val::Json(serde_json::Value::Bool(b)) => b,
         v => {
             diags.push(
-                Diagnostic::error(Code::TypeMismatch, &essay.file, expr::span_of(expr), format!("an assert must be true or false, not {}", short(v.computed().display())))
-                    .with_hint("compare the value: {{ assert s.lost == 0 }}"),
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    &essay.file,
+                    expr::span_of(expr),
+                    format!("an assert must be true or false, not {}", short(v.computed().display())),
+                )
+                .with_hint("compare the value: {{ assert s.lost == 0 }}"),
             );
             return;
         }

@@ -446,7 +446,9 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
         code: Code::ClaimSyntax,
         message: format!("unexpected `{}` after the path", rest_trim.chars().next().unwrap_or(' ')),
         span: eq_at..eq_at + rest_trim.chars().next().map(char::len_utf8).unwrap_or(1),
-        hint: "write {{ path = stated }} to check a number, {{ path }} to print it, or an expression such as {{ s.a / s.b = 12.5 per cent }}".into(),
+        hint:
+            "write {{ path = stated }} to check a number, {{ path }} to print it, or an expression such as {{ s.a / s.b = 12.5 per cent }}"
+                .into(),
     })
 }
 
@@ -567,7 +569,8 @@ impl<'a> Parser<'a> {
     fn sum(&mut self) -> Result<Expr, ClaimSyntaxError> {
         let mut left = self.term()?;
         loop {
-            let op = [("+", BinOp::Add), ("-", BinOp::Sub), ("−", BinOp::Sub)].into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at)));
+            let op =
+                [("+", BinOp::Add), ("-", BinOp::Sub), ("−", BinOp::Sub)].into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at)));
             let Some((op, at)) = op else { return Ok(left) };
             left = Expr::Arith(op, Box::new(left), Box::new(self.term()?), at);
         }
@@ -771,10 +774,7 @@ mod tests {
         assert_eq!(check("s.a - s.b − -3 = 1"), "((s.a Sub s.b) Sub -3)");
         assert_eq!(check("- s.a-b / len(s.rules) = 1"), "((-s.a-b) Div len(s.rules))");
         assert_eq!(check("max(s.a, 2, min(s.l)) = 1"), "max(s.a, 2, min(s.l))");
-        assert_eq!(
-            check("assert len(s.r) == 8 or not s.x == 0 and s.y < 1"),
-            "((len(s.r) == 8) Or ((not (s.x == 0)) And (s.y < 1)))"
-        );
+        assert_eq!(check("assert len(s.r) == 8 or not s.x == 0 and s.y < 1"), "((len(s.r) == 8) Or ((not (s.x == 0)) And (s.y < 1)))");
         assert_eq!(check("assert (s.a == 1 or s.b == 2) and s.c != 3"), "(((s.a == 1) Or (s.b == 2)) And (s.c != 3))");
         // A census bound as `sum` or `not` is still a path where no call or word is meant.
         assert_eq!(check("sum.x + not.y = 1"), "(sum.x Add not.y)");
