@@ -141,6 +141,14 @@ codes! {
     PathNotInResult = "path-not-in-result",
     /// An assert's operand is not a number.
     NotANumber = "not-a-number",
+    /// An expression in a claim divides by zero.
+    DivisionByZero = "division-by-zero",
+    /// An operator or function of an expression is given a value of the wrong kind.
+    TypeMismatch = "type-mismatch",
+    /// An expression calls a function that does not exist.
+    UnknownFunction = "unknown-function",
+    /// `min` or `max` of an empty list.
+    EmptyList = "empty-list",
     /// A stated value cannot be read as a number.
     UnreadableStated = "unreadable-stated",
     /// The stated value disagrees with the computed one.

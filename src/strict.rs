@@ -56,7 +56,8 @@ pub fn findings(essays: &[Essay], bound: Option<&[BTreeMap<String, Bound>]>) -> 
         let paths = bound.and_then(|b| b.get(i)).map(Paths::new).unwrap_or_default();
         let mut found = Vec::new();
         for c in &e.claims {
-            if let ClaimKind::Interpolate { path, .. } = &c.kind {
+            if let ClaimKind::Interpolate { expr_span, .. } = &c.kind {
+                let path = &e.source[expr_span.clone()];
                 found.push(
                     Diagnostic::error(
                         Code::UncheckedInterpolation,

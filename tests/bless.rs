@@ -56,3 +56,31 @@ fn bless_refuses_a_form_that_cannot_hold_the_value() {
     assert!(err.contains("essays/e.md:11:"), "{err}");
     assert_eq!(std::fs::read_to_string(root.join("essays/e.md")).unwrap(), essay);
 }
+
+/// `--bless` on claims that compute rewrites only the stated value: the expression (its
+/// operators, spacing and spelling) stays exactly as written, and a second check passes.
+#[test]
+fn bless_rewrites_only_the_stated_value_of_an_expression() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    let essay = "---\ntitle: E\n---\n\n```census\nid: g\nrun: sylver.census\nwith: { max_genus: 4 }\n```\n\n\
+Struck {{ g.move_test.struck ÷ g.move_test.moves = 20 of 31 }}, that is {{ g.move_test.struck / g.move_test.moves = 60.0 per cent }};\n\
+left {{ g.move_test.moves − g.move_test.struck = eleven }}, rules {{ len(g.move_test.struck_share_by_genus) = 4 }}.\n";
+    std::fs::write(root.join("essays/e.md"), essay).unwrap();
+    let (code, out, err) = countersign(root, &["check", "--no-cache", "--bless"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(err.contains("blessed 4 stated values"), "{err}");
+    let text = std::fs::read_to_string(root.join("essays/e.md")).unwrap();
+    for want in [
+        "{{ g.move_test.struck ÷ g.move_test.moves = 19 of 31 }}",
+        "{{ g.move_test.struck / g.move_test.moves = 61.3 per cent }}",
+        "{{ g.move_test.moves − g.move_test.struck = twelve }}",
+        "{{ len(g.move_test.struck_share_by_genus) = 3 }}",
+    ] {
+        assert!(text.contains(want), "{want} not in\n{text}");
+    }
+    assert_eq!(text.len() as isize - essay.len() as isize, "twelve".len() as isize - "eleven".len() as isize + ("61.3".len() as isize - "60.0".len() as isize));
+    let (code, _, err) = countersign(root, &["check", "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -360,6 +360,62 @@ fn search_word(index: &Value, slug: &str) -> String {
         .expect("a word to search for")
 }
 
+/// Focus each claim of the page (as the keyboard would) and read its certificate: it must
+/// be shown, name the census of a call of this essay, a path or expression some claim of
+/// `results.json` reads, and the exact value, which for a plain path is the value
+/// `results.json` publishes for it. The problems found.
+fn certificates(b: &mut Browser, s: &str, page: &str, results: &Path) -> Vec<String> {
+    let results: Value = serde_json::from_slice(&std::fs::read(results).unwrap_or_default()).unwrap_or(Value::Null);
+    let read = b.eval(
+        s,
+        "(() => Array.from(document.querySelectorAll('.claim')).map(c => { c.focus(); \
+           const id = c.getAttribute('aria-describedby'); const t = id && document.getElementById(id); \
+           if (!t) return null; \
+           const q = (sel) => { const e = t.querySelector(sel); return e ? e.textContent : null; }; \
+           return { focused: document.activeElement === c, shown: getComputedStyle(t).visibility === 'visible', \
+                    census: q('.cert-census b'), call: q('.cert-census').replace(/^.*\\((.*)\\)$/, '$1'), \
+                    path: q('.cert-path code'), value: q('.cert-value b') }; }))()",
+    );
+    let mut out = Vec::new();
+    let claims = results["claims"].as_array().cloned().unwrap_or_default();
+    let calls = results["censuses"].as_array().cloned().unwrap_or_default();
+    let all = read.as_array().cloned().unwrap_or_default();
+    if all.is_empty() {
+        out.push(format!("{page}: no claim to focus"));
+    }
+    for (k, c) in all.iter().enumerate() {
+        if c.is_null() {
+            out.push(format!("{page}: claim {k} has no certificate"));
+            continue;
+        }
+        if c["focused"] != json!(true) || c["shown"] != json!(true) {
+            out.push(format!("{page}: claim {k}'s certificate is not shown on focus: {c}"));
+        }
+        let (census, call, path, value) = (c["census"].as_str(), c["call"].as_str(), c["path"].as_str(), c["value"].as_str());
+        let known_call = calls.iter().any(|x| x["id"].as_str() == call && x["census"].as_str() == census);
+        let claim = claims.iter().find(|x| x["path"].as_str() == path && x["census"].as_str() == call);
+        match claim {
+            _ if !known_call => out.push(format!("{page}: claim {k}'s certificate names no census call of the essay: {c}")),
+            None => out.push(format!("{page}: claim {k}'s certificate names a path no claim reads: {c}")),
+            Some(x) if value.is_none_or(str::is_empty) => out.push(format!("{page}: claim {k}'s certificate has no value: {c} ({x})")),
+            Some(x) => {
+                let plain_path = path.is_some_and(|p| !p.contains(' ') && !p.contains('('));
+                let want = countersign::check::expr::exact_text(&countersign::check::forms::Computed::from_json(&x["value"]));
+                // A long value is cut short ("…") in the certificate; the rest must agree.
+                let shown = value.unwrap_or("");
+                let agrees = match shown.split_once('…') {
+                    Some((head, _)) => want.starts_with(head),
+                    None => want == shown,
+                };
+                if plain_path && !agrees {
+                    out.push(format!("{page}: claim {k}'s certificate shows {shown:?}, results.json gives {want:?}"));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn every_page_of_the_real_site_in_chromium() {
     let Some(exe) = chromium() else {
@@ -444,6 +500,7 @@ fn every_page_of_the_real_site_in_chromium() {
             if n == 0 || n != linked {
                 failures.push(format!("{path}: {linked} of {n} claims link to an entry of the provenance list"));
             }
+            failures.extend(certificates(&mut b, &s, path, &out.join(slug).join("results.json")));
             let prov = b.eval(&s, "!!document.querySelector('#how-computed a[href=\"results.json\"]')");
             if prov != json!(true) {
                 failures.push(format!("{path}: no link to results.json"));

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use countersign::check::forms::{self, Computed};
 use countersign::check::words;
-use countersign::content::claim::{parse_claim, ClaimKind, Operand};
+use countersign::content::claim::{parse_claim, ClaimKind, Expr};
 use countersign::content::parse_essay;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
@@ -141,8 +141,8 @@ fn load_checked(source: &str) -> Result<(), TestCaseError> {
             char_boundary_span(source, &c.span).map_err(TestCaseError::fail)?;
             let text = &source[c.span.clone()];
             prop_assert!(text.starts_with("{{") && text.ends_with("}}"), "claim span {:?} is {:?}", c.span, text);
-            if let ClaimKind::Check { path_span, stated_span, .. } = &c.kind {
-                char_boundary_span(source, path_span).map_err(TestCaseError::fail)?;
+            if let ClaimKind::Check { expr_span, stated_span, .. } = &c.kind {
+                char_boundary_span(source, expr_span).map_err(TestCaseError::fail)?;
                 char_boundary_span(source, stated_span).map_err(TestCaseError::fail)?;
                 prop_assert!(c.span.start <= stated_span.start && stated_span.end <= c.span.end);
             }
@@ -162,6 +162,21 @@ fn load_checked(source: &str) -> Result<(), TestCaseError> {
         }
     }
     Ok(())
+}
+
+/// Every span in `e` (each operator's, path's and number's) lies inside the claim.
+fn spans_inside(e: &Expr, within: &dyn Fn(&Range<usize>) -> bool) -> Result<(), TestCaseError> {
+    let mut bad = None;
+    e.walk(&mut |n| {
+        let r = countersign::check::expr::span_of(n);
+        if !within(&r) {
+            bad.get_or_insert(r);
+        }
+    });
+    match bad {
+        Some(r) => Err(TestCaseError::fail(format!("expression span {r:?} outside the claim"))),
+        None => Ok(()),
+    }
 }
 
 /// Apply edits to `base`: each (position fraction, op, text) inserts, deletes or replaces
@@ -208,19 +223,16 @@ proptest! {
             Ok(c) => {
                 prop_assert_eq!(&c.span, &span);
                 match &c.kind {
-                    ClaimKind::Check { path_span, stated_span, stated, .. } => {
-                        prop_assert!(within(path_span) && within(stated_span), "{:?} {:?}", path_span, stated_span);
+                    ClaimKind::Check { expr_span, stated_span, stated, expr } => {
+                        prop_assert!(within(expr_span) && within(stated_span), "{:?} {:?}", expr_span, stated_span);
                         prop_assert_eq!(&inner[stated_span.start - base..stated_span.end - base], stated.as_str());
+                        spans_inside(expr, &within)?;
                     }
-                    ClaimKind::Interpolate { path_span, .. } => prop_assert!(within(path_span)),
-                    ClaimKind::Assert { all } => {
-                        for cmp in all {
-                            for o in [&cmp.left, &cmp.right] {
-                                let r = match o { Operand::Path(_, r) | Operand::Number(_, r) => r };
-                                prop_assert!(within(r), "operand span {:?}", r);
-                            }
-                        }
+                    ClaimKind::Interpolate { expr_span, expr } => {
+                        prop_assert!(within(expr_span));
+                        spans_inside(expr, &within)?;
                     }
+                    ClaimKind::Assert { expr } => spans_inside(expr, &within)?,
                     ClaimKind::Plain { .. } => {}
                 }
             }

@@ -56,14 +56,16 @@ fn what_an_author_writes_reaches_the_page() {
     let (code, _, err) = countersign(d.path(), &["build", "--no-cache", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let page = std::fs::read_to_string(out.join("a/index.html")).unwrap();
-    assert!(page.contains("Kept: \u{E000}0\u{E001} and \u{E002}0\u{E003}, beside <a class=\"claim\""), "{page}");
+    assert!(page.contains("Kept: \u{E000}0\u{E001} and \u{E002}0\u{E003}, beside <span class=\"claimed\"><a class=\"claim\""), "{page}");
     assert!(page.contains(">Conway 1976, p. 194</a>"), "the locator as written: {page}");
     assert!(page.contains("<a class=\"essay-link\" href=\"../b/\">Other 3 heaps</a>"), "{page}");
     assert!(page.contains("<title>Nim on 8 heaps"), "{page}");
     assert!(page.contains("alt=\"One row of 3 cells\""), "{page}");
     let caption = &page[page.find("<figcaption>").unwrap()..];
     assert!(caption.contains("<em>Struck</em> moves, <math"), "{caption}");
-    assert!(caption.contains(">14</a></figcaption>"), "{caption}");
+    // The claim, then its certificate (census, path, value), closes the caption.
+    assert!(caption.contains(">14</a><span class=\"certificate\""), "{caption}");
+    assert!(caption.contains("<code>g.positions</code></span> <span class=\"cert-value\">value <b>14</b></span></span></span></figcaption>"), "{caption}");
     let svg = std::fs::read_to_string(out.join("a/fig-f.svg")).unwrap();
     assert!(svg.contains(">Struck moves, x_1, of 14</title>"), "{svg}");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();

@@ -5,6 +5,20 @@ use std::path::PathBuf;
 
 use countersign::pipeline::{self, RunOptions};
 
+/// `html` with each ` aria-describedby="claim-N-certificate"` left out.
+fn without_certificate_names(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(at) = rest.find(" aria-describedby=\"claim-") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let close = after.find("-certificate\"").map_or(after.len(), |e| e + "-certificate\"".len());
+        rest = &after[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[test]
 fn pages_contain_claims_mathml_and_provenance() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-basic");
@@ -12,9 +26,16 @@ fn pages_contain_claims_mathml_and_provenance() {
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let out = run.output.unwrap();
     let page = String::from_utf8(out.files["small/index.html"].clone()).unwrap();
+    // Each claim names its certificate; the claim's own markup is read without that name.
+    assert!(page.contains(r##"<span class="cert-path">path <code>g4.move_test.struck_share</code></span> <span class="cert-value">value <b>19 of 31</b></span>"##), "{page}");
+    let page = without_certificate_names(&page);
     assert!(page.contains(r##"<a class="claim" href="#calls-g4">14</a>"##), "{page}");
     assert!(page.contains(r##"<a class="claim" href="#calls-g4">61.3 per cent</a>"##));
-    assert!(page.contains(r##"<em><a class="claim" href="#calls-g4">61.3 per cent</a></em>"##), "emphasis wraps the claim whole");
+    assert!(
+        page.contains(r##"<em><span class="claimed"><a class="claim" href="#calls-g4">61.3 per cent</a><span class="certificate""##),
+        "emphasis wraps the claim whole"
+    );
+    assert!(page.contains(r##"<b>19 of 31</b></span></span></span></em>"##), "and its certificate");
     assert!(page.contains("<math><mi>a</mi><mo>⊕</mo><mi>b</mi></math>"), "math macro from countersign.yaml");
     assert!(page.contains("Literal {{ x }}"), "an escaped claim is literal text");
     assert!(page.contains("<code>{{ y }}</code>"));

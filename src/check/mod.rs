@@ -1,6 +1,7 @@
 //! Checking: resolve each claim's path in its census result, parse the stated text,
 //! compare exactly, and turn every disagreement into a diagnostic.
 
+pub mod expr;
 pub mod forms;
 pub mod ratio;
 pub mod rational;
@@ -12,11 +13,10 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::content::claim::{ClaimKind, Op, Operand, Path};
+use crate::content::claim::{ClaimKind, Expr, Path};
 use crate::content::Essay;
 use crate::diag::{line_col, Code, Diagnostic};
 use forms::{Computed, Verdict};
-use rational::Q;
 pub use resolve::{resolve, Bound};
 
 /// What became of one claim.
@@ -87,6 +87,10 @@ pub struct ClaimReport {
     /// The text to show on the page.
     #[serde(skip)]
     pub html_text: String,
+    /// The exact computed value as the reader's certificate shows it (`255 of 495`,
+    /// `1/8`, `1,001`); see [`expr::exact_text`].
+    #[serde(skip)]
+    pub exact: Option<String>,
 }
 
 fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
@@ -123,61 +127,54 @@ fn unknown_id(essay: &Essay, path: &Path, span: Range<usize>) -> Diagnostic {
     .with_hint(hint)
 }
 
-fn operand_value(essay: &Essay, bound: &BTreeMap<String, Bound>, o: &Operand) -> Result<(Q, String), Diagnostic> {
-    match o {
-        Operand::Number(t, span) => match forms::parse_num(t) {
-            Some(n) => Ok((n.value, t.clone())),
-            None => Err(Diagnostic::error(Code::NotANumber, &essay.file, span.clone(), format!("`{t}` is not a number"))),
-        },
-        Operand::Path(p, span) => {
-            let b = bound.get(&p.id).ok_or_else(|| unknown_id(essay, p, span.clone()))?;
-            let v = resolve(b, p).map_err(|e| value_diag(essay, p, span.clone(), &e, b))?;
-            match Computed::from_json(&v) {
-                Computed::Number(q, _) => {
-                    let shown = q.to_string();
-                    Ok((q, shown))
-                }
-                Computed::Bool(x) => Ok((Q::int(x as u8), x.to_string())),
-                c => Err(Diagnostic::error(
-                    Code::NotANumber,
-                    &essay.file,
-                    span.clone(),
-                    format!("`{p}` is not a number: it is {}", short(c.display())),
-                )
-                .with_hint("an assert compares numbers (true counts as 1, false as 0)")),
-            }
-        }
+/// The value at `path` in the results `bound`, or the diagnostic saying why there is none.
+fn lookup(essay: &Essay, bound: &BTreeMap<String, Bound>, path: &Path, span: &Range<usize>) -> Result<serde_json::Value, Diagnostic> {
+    let b = bound.get(&path.id).ok_or_else(|| unknown_id(essay, path, span.clone()))?;
+    resolve(b, path).map_err(|e| value_diag(essay, path, span.clone(), &e, b))
+}
+
+/// Evaluate `expr` against `bound`; the value and how it reads with its values in place,
+/// or `None` with the reasons pushed to `diags`.
+fn evaluate(essay: &Essay, bound: &BTreeMap<String, Bound>, expr: &Expr, diags: &mut Vec<Diagnostic>) -> Option<(expr::Val, String)> {
+    let mut look = |p: &Path, span: &Range<usize>| lookup(essay, bound, p, span);
+    let mut env = expr::Env { file: &essay.file, source: &essay.source, lookup: &mut look, diags: Vec::new() };
+    let v = env.eval_shown(expr);
+    diags.append(&mut env.diags);
+    v
+}
+
+/// Fill in the census that certifies an expression: the first bound id it reads.
+fn certify(bound: &BTreeMap<String, Bound>, expr: &Expr, r: &mut ClaimReport) {
+    if let Some(b) = expr.paths().iter().find_map(|p| bound.get(&p.id)) {
+        r.census_id = Some(b.id.clone());
+        r.census = Some(b.census.clone());
+        r.params = Some(b.params.clone());
     }
 }
 
-/// Check (or interpolate) one claim with a path; fills `r` and pushes diagnostics.
-fn check_path(
+/// Check (or interpolate) one claim with an expression (most often one path); fills `r`
+/// and pushes diagnostics.
+fn check_expr(
     essay: &Essay,
     bound: &BTreeMap<String, Bound>,
-    path: &Path,
-    path_span: &Range<usize>,
+    expr: &Expr,
+    expr_span: &Range<usize>,
     stated_info: Option<(&String, &Range<usize>)>,
     r: &mut ClaimReport,
     diags: &mut Vec<Diagnostic>,
 ) {
-    r.path = path.to_string();
+    let path = match expr.as_path() {
+        Some(p) => p.to_string(),
+        None => essay.source[expr_span.clone()].to_string(),
+    };
+    r.path = path.clone();
     r.html_text = stated_info.map(|(s, _)| s.to_string()).unwrap_or_default();
-    let Some(b) = bound.get(&path.id) else {
-        diags.push(unknown_id(essay, path, path_span.clone()));
-        return;
-    };
-    r.census_id = Some(b.id.clone());
-    r.census = Some(b.census.clone());
-    r.params = Some(b.params.clone());
-    let v = match resolve(b, path) {
-        Ok(v) => v,
-        Err(e) => {
-            diags.push(value_diag(essay, path, path_span.clone(), &e, b));
-            return;
-        }
-    };
-    let c = Computed::from_json(&v);
+    certify(bound, expr, r);
+    let Some((val, _)) = evaluate(essay, bound, expr, diags) else { return };
+    let v = val.to_json();
+    let c = val.computed();
     r.computed = Some(c.display());
+    r.exact = Some(short(expr::exact_text(&c)));
     // How the value reads in a diagnostic: a whole map or a long list cut short.
     let shown = short(r.computed.clone().unwrap_or_default());
     r.value = Some(v.clone());
@@ -214,7 +211,7 @@ fn check_path(
                     format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {}", shown),
                 )
                 .with_label(format!("computed: {}", shown))
-                .with_note(format!("census: {} = {} {}", b.id, b.census, serde_json::to_string(&b.params).unwrap_or_default()))
+                .with_note(census_note(bound, expr))
                 .with_hint(hint),
             );
             r.bless = Some(blessed);
@@ -232,6 +229,22 @@ fn check_path(
             );
         }
     }
+}
+
+/// "census: id = name {params}" for each census `expr` reads, in the order first read.
+fn census_note(bound: &BTreeMap<String, Bound>, expr: &Expr) -> String {
+    let mut ids: Vec<&str> = Vec::new();
+    for p in expr.paths() {
+        if !ids.contains(&p.id.as_str()) {
+            ids.push(&p.id);
+        }
+    }
+    let calls: Vec<String> = ids
+        .iter()
+        .filter_map(|id| bound.get(*id))
+        .map(|b| format!("{} = {} {}", b.id, b.census, serde_json::to_string(&b.params).unwrap_or_default()))
+        .collect();
+    format!("census: {}", calls.join("; "))
 }
 
 /// The diagnostic for a stated text no form reads; `shown` is the computed value.
@@ -299,6 +312,47 @@ impl<'a> Lines<'a> {
     }
 }
 
+/// Check one assert: it must evaluate to true. Fills `r` and pushes diagnostics.
+fn check_assert(
+    essay: &Essay,
+    bound: &BTreeMap<String, Bound>,
+    expr: &Expr,
+    span: Range<usize>,
+    text: &str,
+    r: &mut ClaimReport,
+    diags: &mut Vec<Diagnostic>,
+) {
+    r.kind = "assert";
+    r.path = text.trim_start_matches("assert").trim().to_string();
+    certify(bound, expr, r);
+    let Some((val, shown)) = evaluate(essay, bound, expr, diags) else { return };
+    r.computed = Some(shown.clone());
+    r.value = Some(val.to_json());
+    let holds = match val {
+        expr::Val::Bool(b) | expr::Val::Json(serde_json::Value::Bool(b)) => b,
+        v => {
+            diags.push(
+                Diagnostic::error(
+                    Code::TypeMismatch,
+                    &essay.file,
+                    expr::span_of(expr),
+                    format!("an assert must be true or false, not {}", short(v.computed().display())),
+                )
+                .with_hint("compare the value: {{ assert s.lost == 0 }}"),
+            );
+            return;
+        }
+    };
+    r.status = if holds { Status::Pass } else { Status::Fail };
+    if !holds {
+        diags.push(
+            Diagnostic::error(Code::AssertFailed, &essay.file, span, format!("assertion failed: {}", r.path))
+                .with_label(format!("{shown} is false"))
+                .with_hint("the computation no longer supports this assert: correct the sentence it stands for"),
+        );
+    }
+}
+
 /// Check every claim of `essay` against the results bound in it. Returns one report per
 /// claim (in order) and the diagnostics for those that fail or cannot be checked.
 pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) {
@@ -326,6 +380,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
             bless: None,
             stated_span: None,
             html_text: String::new(),
+            exact: None,
         };
         match &claim.kind {
             ClaimKind::Plain { text } => {
@@ -333,63 +388,13 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
                 r.status = Status::Plain;
                 r.html_text = text.clone();
             }
-            ClaimKind::Check { path, path_span, stated, stated_span } => {
-                check_path(essay, bound, path, path_span, Some((stated, stated_span)), &mut r, &mut diags);
+            ClaimKind::Check { expr, expr_span, stated, stated_span } => {
+                check_expr(essay, bound, expr, expr_span, Some((stated, stated_span)), &mut r, &mut diags);
             }
-            ClaimKind::Interpolate { path, path_span } => {
-                check_path(essay, bound, path, path_span, None, &mut r, &mut diags);
+            ClaimKind::Interpolate { expr, expr_span } => {
+                check_expr(essay, bound, expr, expr_span, None, &mut r, &mut diags);
             }
-            ClaimKind::Assert { all } => {
-                r.kind = "assert";
-                r.path = text.trim_start_matches("assert").trim().to_string();
-                let mut ok = true;
-                let mut shown = Vec::new();
-                let mut failed = None;
-                for cmp in all {
-                    let l = operand_value(essay, bound, &cmp.left);
-                    let rr = operand_value(essay, bound, &cmp.right);
-                    match (l, rr) {
-                        (Ok((a, at)), Ok((b, bt))) => {
-                            let holds = match cmp.op {
-                                Op::Eq => a == b,
-                                Op::Ne => a != b,
-                                Op::Lt => a < b,
-                                Op::Le => a <= b,
-                                Op::Gt => a > b,
-                                Op::Ge => a >= b,
-                            };
-                            shown.push(format!("{at} {} {bt}", cmp.op.as_str()));
-                            if !holds && failed.is_none() {
-                                failed = Some(format!("{at} {} {bt} is false", cmp.op.as_str()));
-                            }
-                            ok &= holds;
-                        }
-                        (l, rr) => {
-                            ok = false;
-                            for e in [l.err(), rr.err()].into_iter().flatten() {
-                                diags.push(e);
-                            }
-                            failed = Some(String::new());
-                        }
-                    }
-                    if let Operand::Path(p, _) = &cmp.left {
-                        if let Some(b) = bound.get(&p.id) {
-                            r.census_id.get_or_insert(b.id.clone());
-                            r.census.get_or_insert(b.census.clone());
-                            r.params.get_or_insert(b.params.clone());
-                        }
-                    }
-                }
-                r.computed = Some(shown.join(" and "));
-                r.status = if ok { Status::Pass } else { Status::Fail };
-                if let Some(f) = failed.filter(|f| !f.is_empty()) {
-                    diags.push(
-                        Diagnostic::error(Code::AssertFailed, &essay.file, claim.span.clone(), format!("assertion failed: {}", r.path))
-                            .with_label(f)
-                            .with_hint("the computation no longer supports this assert: correct the sentence it stands for"),
-                    );
-                }
-            }
+            ClaimKind::Assert { expr } => check_assert(essay, bound, expr, claim.span.clone(), &text, &mut r, &mut diags),
         }
         reports.push(r);
     }

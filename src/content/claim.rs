@@ -1,16 +1,28 @@
 //! The grammar inside `{{ … }}`: checked claims, interpolations, asserts and plain text.
 //!
 //! ```text
-//! claim    = "{{" ws path ws "=" ws stated ws "}}"     checked
-//!          | "{{" ws path ws "}}"                       interpolated (flagged by --strict)
-//!          | "{{" ws "assert" ws expr ws "}}"           checked, renders nothing
+//! claim    = "{{" ws sum ws "=" ws stated ws "}}"      checked
+//!          | "{{" ws sum ws "}}"                        interpolated (flagged by --strict)
+//!          | "{{" ws "assert" ws or ws "}}"             checked, renders nothing
 //!          | "{{" ws "plain" ws text ws "}}"            not computed: renders text as is
+//! or       = and ( "or" and )*
+//! and      = not ( "and" not )*
+//! not      = "not" not | compare
+//! compare  = sum ( ( "==" | "!=" | "<=" | ">=" | "<" | ">" ) sum )?
+//! sum      = term ( ( "+" | "-" | "−" ) term )*
+//! term     = unary ( ( "*" | "×" | "/" | "÷" ) unary )*
+//! unary    = ( "-" | "−" ) unary | atom
+//! atom     = number | path | func "(" or ( "," or )* ")" | "(" or ")"
+//! func     = "len" | "sum" | "min" | "max"
+//! number   = "-"? digits ( "." digits )?
 //! path     = id ( "." key | "[" index "]" | "[" index ".." "="? index "]" )*
 //! key      = identifier | integer        an integer key is a map key, not an index
-//! expr     = cmp ( "and" cmp )*
-//! cmp      = operand ( "==" | "!=" | "<=" | ">=" | "<" | ">" ) operand
-//! operand  = path | number               number: -?digits(.digits)?
 //! ```
+//!
+//! Identifiers may hold `-`, so a minus after a path needs a space before it (`s.a - 1`;
+//! `s.a-1` is the key `a-1`). An expression must read at least one path: one that reads
+//! no census result certifies nothing. Values and their types are judged when the claim
+//! is checked (`check::expr`).
 //!
 //! Spans are byte offsets into the essay's source, so diagnostics point at the path or
 //! the stated value itself.
@@ -85,51 +97,146 @@ impl Op {
     }
 }
 
-/// An operand of an assert comparison.
+/// An arithmetic operator of an expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-` or `−`
+    Sub,
+    /// `*` or `×`
+    Mul,
+    /// `/` or `÷`
+    Div,
+}
+
+/// A boolean connective of an assert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Logic {
+    /// `and`
+    And,
+    /// `or`
+    Or,
+}
+
+/// A function an expression may call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Func {
+    /// `len(x)`: the elements of a list, the keys of a map.
+    Len,
+    /// `sum(x)`: the sum of a list's (or a map's) numbers, or of several arguments.
+    Sum,
+    /// `min(x)`: the least of a list's (or a map's) numbers, or of several arguments.
+    Min,
+    /// `max(x)`: the greatest, likewise.
+    Max,
+}
+
+impl Func {
+    /// The function named `name`, if there is one.
+    pub fn named(name: &str) -> Option<Func> {
+        match name {
+            "len" => Some(Func::Len),
+            "sum" => Some(Func::Sum),
+            "min" => Some(Func::Min),
+            "max" => Some(Func::Max),
+            _ => None,
+        }
+    }
+
+    /// The name as written.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Len => "len",
+            Func::Sum => "sum",
+            Func::Min => "min",
+            Func::Max => "max",
+        }
+    }
+}
+
+/// An expression over result values (see the module docs for the grammar). Every node
+/// keeps the span of its operator or name, so a diagnostic points at the operator.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Operand {
+pub enum Expr {
     /// A path into a result, with its span.
     Path(Path, Range<usize>),
     /// A number as written (`0`, `-3`, `0.5`), with its span.
     Number(String, Range<usize>),
+    /// `-e`: the span of the minus sign.
+    Neg(Box<Expr>, Range<usize>),
+    /// `a op b`: the span of the operator.
+    Arith(BinOp, Box<Expr>, Box<Expr>, Range<usize>),
+    /// `f(args)`: the span of the name.
+    Call(Func, Vec<Expr>, Range<usize>),
+    /// `a op b`, a comparison: the span of the operator.
+    Compare(Op, Box<Expr>, Box<Expr>, Range<usize>),
+    /// `a and b`, `a or b`: the span of the word.
+    Logic(Logic, Box<Expr>, Box<Expr>, Range<usize>),
+    /// `not e`: the span of the word.
+    Not(Box<Expr>, Range<usize>),
 }
 
-/// One comparison `a op b`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Comparison {
-    /// Left operand.
-    pub left: Operand,
-    /// Operator.
-    pub op: Op,
-    /// Right operand.
-    pub right: Operand,
+impl Expr {
+    /// Every path the expression reads, in the order written.
+    pub fn paths(&self) -> Vec<&Path> {
+        let mut out = Vec::new();
+        self.walk(&mut |e| {
+            if let Expr::Path(p, _) = e {
+                out.push(p);
+            }
+        });
+        out
+    }
+
+    /// Call `f` on this node and every node below it, parents first, left to right.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match self {
+            Expr::Path(..) | Expr::Number(..) => {}
+            Expr::Neg(e, _) | Expr::Not(e, _) => e.walk(f),
+            Expr::Arith(_, a, b, _) | Expr::Compare(_, a, b, _) | Expr::Logic(_, a, b, _) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Call(_, args, _) => args.iter().for_each(|a| a.walk(f)),
+        }
+    }
+
+    /// The path, when the whole expression is one path.
+    pub fn as_path(&self) -> Option<&Path> {
+        match self {
+            Expr::Path(p, _) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// What a `{{ … }}` says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClaimKind {
-    /// `{{ path = stated }}`: the stated text must agree with the value at `path`.
+    /// `{{ expr = stated }}`: the stated text must agree with the value of `expr`.
     Check {
-        /// The path.
-        path: Path,
-        /// Span of the path.
-        path_span: Range<usize>,
+        /// The expression (most often a single path).
+        expr: Expr,
+        /// Span of the expression.
+        expr_span: Range<usize>,
         /// The stated text exactly as written (rendered on the page).
         stated: String,
         /// Span of the stated text.
         stated_span: Range<usize>,
     },
-    /// `{{ path }}`: the computed value is written into the page; checks nothing.
+    /// `{{ expr }}`: the computed value is written into the page; checks nothing.
     Interpolate {
-        /// The path.
-        path: Path,
-        /// Span of the path.
-        path_span: Range<usize>,
+        /// The expression.
+        expr: Expr,
+        /// Span of the expression.
+        expr_span: Range<usize>,
     },
-    /// `{{ assert a == b and … }}`: every comparison must hold; renders nothing.
+    /// `{{ assert a == b and … }}`: the expression must be true; renders nothing.
     Assert {
-        /// The comparisons, all of which must hold.
-        all: Vec<Comparison>,
+        /// The expression, true or false.
+        expr: Expr,
     },
     /// `{{ plain text }}`: a number that is not computed (a year, a prize); rendered as is.
     Plain {
@@ -281,8 +388,8 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
     if word == "assert" && word_end < t.len() {
         let rest = &t[word_end..];
         let rlead = rest.len() - rest.trim_start().len();
-        let all = parse_expr(rest.trim_start(), tbase + word_end + rlead)?;
-        return Ok(Claim { span, kind: ClaimKind::Assert { all } });
+        let expr = parse_assert(rest.trim_start(), tbase + word_end + rlead)?;
+        return Ok(Claim { span, kind: ClaimKind::Assert { expr } });
     }
     if word == "plain" && word_end < t.len() {
         return Ok(Claim { span, kind: ClaimKind::Plain { text: t[word_end..].trim().to_string() } });
@@ -301,14 +408,16 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
             },
         });
     }
-    let (path, used) = parse_path(t, tbase)?;
-    let path_span = tbase..tbase + used;
-    let rest = &t[used..];
-    let rest_trim = rest.trim_start();
+    let mut p = Parser { s: t, base: tbase, i: 0, end: 0 };
+    let expr = p.sum()?;
+    let expr_span = tbase..tbase + p.end;
+    reads_a_result(&expr, &expr_span)?;
+    p.skip();
+    let rest_trim = &t[p.i..];
     if rest_trim.is_empty() {
-        return Ok(Claim { span, kind: ClaimKind::Interpolate { path, path_span } });
+        return Ok(Claim { span, kind: ClaimKind::Interpolate { expr, expr_span } });
     }
-    let eq_at = tbase + used + (rest.len() - rest_trim.len());
+    let eq_at = tbase + p.i;
     if let Some(after) = rest_trim.strip_prefix('=') {
         if after.starts_with('=') {
             return Err(ClaimSyntaxError {
@@ -330,71 +439,239 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
         let s_off = eq_at + 1 + (after.len() - after.trim_start().len());
         return Ok(Claim {
             span,
-            kind: ClaimKind::Check { path, path_span, stated: stated.to_string(), stated_span: s_off..s_off + stated.len() },
+            kind: ClaimKind::Check { expr, expr_span, stated: stated.to_string(), stated_span: s_off..s_off + stated.len() },
         });
     }
     Err(ClaimSyntaxError {
         code: Code::ClaimSyntax,
         message: format!("unexpected `{}` after the path", rest_trim.chars().next().unwrap_or(' ')),
         span: eq_at..eq_at + rest_trim.chars().next().map(char::len_utf8).unwrap_or(1),
-        hint: "write {{ path = stated }} to check a number, or {{ path }} to print it".into(),
+        hint:
+            "write {{ path = stated }} to check a number, {{ path }} to print it, or an expression such as {{ s.a / s.b = 12.5 per cent }}"
+                .into(),
     })
 }
 
-fn parse_operand(s: &str, base: usize) -> Result<(Operand, usize), ClaimSyntaxError> {
-    let first = s.chars().next();
-    if first.is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '−') {
-        let mut end = first.map(char::len_utf8).unwrap_or(0);
-        for (i, c) in s.char_indices().skip(1) {
-            if c.is_ascii_digit() || c == '.' {
-                end = i + c.len_utf8();
+/// The assert after `assert `: a whole expression, then nothing.
+fn parse_assert(s: &str, base: usize) -> Result<Expr, ClaimSyntaxError> {
+    let mut p = Parser { s, base, i: 0, end: 0 };
+    let expr = p.or()?;
+    reads_a_result(&expr, &(base..base + p.end))?;
+    p.skip();
+    if p.i >= s.len() {
+        return Ok(expr);
+    }
+    let is_test = matches!(expr, Expr::Compare(..) | Expr::Logic(..) | Expr::Not(..));
+    let (message, hint) = if is_test {
+        ("expected `and`, `or` or the end of the assert", "join comparisons with `and` or `or`")
+    } else {
+        ("expected a comparison (==, !=, <, <=, >, >=)", "an assert compares, e.g. {{ assert moves.struck_winning == 0 }}")
+    };
+    Err(ClaimSyntaxError { code: Code::ClaimSyntax, message: message.into(), span: p.here(), hint: hint.into() })
+}
+
+/// An expression that reads no census result certifies nothing: an error (a year written
+/// as `{{ 1954 }}` is `{{ plain 1954 }}`).
+fn reads_a_result(expr: &Expr, span: &Range<usize>) -> Result<(), ClaimSyntaxError> {
+    if !expr.paths().is_empty() {
+        return Ok(());
+    }
+    Err(ClaimSyntaxError {
+        code: Code::ClaimSyntax,
+        message: "expected the id of a census block".into(),
+        span: span.clone(),
+        hint: "a claim reads a census result through the `id:` of a ```census block, e.g. {{ small.positions = 523 }}; a number that is not computed is {{ plain 1954 }}".into(),
+    })
+}
+
+/// A recursive-descent parser of expressions over `s` (which lies at `base` in the
+/// essay); `i` is the next byte to read, `end` the end of the last token read.
+struct Parser<'a> {
+    s: &'a str,
+    base: usize,
+    i: usize,
+    end: usize,
+}
+
+/// Comparison operators, longest first.
+const COMPARISONS: [(&str, Op); 6] = [("==", Op::Eq), ("!=", Op::Ne), ("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
+
+impl<'a> Parser<'a> {
+    fn skip(&mut self) {
+        let r = &self.s[self.i..];
+        self.i += r.len() - r.trim_start().len();
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.s[self.i..]
+    }
+
+    /// The span of the character at the cursor (empty at the end).
+    fn here(&self) -> Range<usize> {
+        self.base + self.i..self.base + char_end(self.s, self.i)
+    }
+
+    fn error(&self, message: &str, span: Range<usize>, hint: &str) -> ClaimSyntaxError {
+        ClaimSyntaxError { code: Code::ClaimSyntax, message: message.into(), span, hint: hint.into() }
+    }
+
+    /// Take `tok` (after spaces) if it comes next; its span.
+    fn take(&mut self, tok: &str) -> Option<Range<usize>> {
+        self.skip();
+        self.rest().starts_with(tok).then(|| {
+            let at = self.base + self.i;
+            self.i += tok.len();
+            self.end = self.i;
+            at..at + tok.len()
+        })
+    }
+
+    /// Take the word `w` if it comes next, followed by a space or `(`.
+    fn word(&mut self, w: &str) -> Option<Range<usize>> {
+        self.skip();
+        let after = self.rest().strip_prefix(w)?;
+        after.starts_with(|c: char| c.is_whitespace() || c == '(').then(|| self.take(w)).flatten()
+    }
+
+    fn or(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let mut left = self.and()?;
+        while let Some(at) = self.word("or") {
+            left = Expr::Logic(Logic::Or, Box::new(left), Box::new(self.and()?), at);
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let mut left = self.not()?;
+        while let Some(at) = self.word("and") {
+            left = Expr::Logic(Logic::And, Box::new(left), Box::new(self.not()?), at);
+        }
+        Ok(left)
+    }
+
+    fn not(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        match self.word("not") {
+            Some(at) => Ok(Expr::Not(Box::new(self.not()?), at)),
+            None => self.compare(),
+        }
+    }
+
+    fn compare(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let left = self.sum()?;
+        self.skip();
+        let Some((tok, op)) = COMPARISONS.iter().find(|(t, _)| self.rest().starts_with(t)) else {
+            return Ok(left);
+        };
+        let at = self.take(tok).unwrap_or_default();
+        Ok(Expr::Compare(*op, Box::new(left), Box::new(self.sum()?), at))
+    }
+
+    fn sum(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let mut left = self.term()?;
+        loop {
+            let op =
+                [("+", BinOp::Add), ("-", BinOp::Sub), ("−", BinOp::Sub)].into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at)));
+            let Some((op, at)) = op else { return Ok(left) };
+            left = Expr::Arith(op, Box::new(left), Box::new(self.term()?), at);
+        }
+    }
+
+    fn term(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let mut left = self.unary()?;
+        loop {
+            let ops = [("*", BinOp::Mul), ("×", BinOp::Mul), ("/", BinOp::Div), ("÷", BinOp::Div)];
+            let Some((op, at)) = ops.into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at))) else { return Ok(left) };
+            left = Expr::Arith(op, Box::new(left), Box::new(self.unary()?), at);
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        self.skip();
+        let minus = ["-", "−"].into_iter().find(|m| self.rest().starts_with(m));
+        if let Some(m) = minus {
+            if !self.rest()[m.len()..].starts_with(|c: char| c.is_ascii_digit()) {
+                let at = self.take(m).unwrap_or_default();
+                return Ok(Expr::Neg(Box::new(self.unary()?), at));
+            }
+        }
+        self.atom()
+    }
+
+    fn atom(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        self.skip();
+        let r = self.rest();
+        if r.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '−') {
+            return self.number();
+        }
+        if let Some(open) = self.take("(") {
+            let e = self.or()?;
+            if self.take(")").is_none() {
+                return Err(self.error("unclosed `(`", open, "close it with `)`"));
+            }
+            return Ok(e);
+        }
+        let name_len = r.find(|c: char| !is_ident_char(c)).unwrap_or(r.len());
+        if r.starts_with(is_ident_start) && r[name_len..].starts_with('(') {
+            return self.call(name_len);
+        }
+        let at = self.i;
+        let (p, used) = parse_path(r, self.base + at)?;
+        self.i += used;
+        self.end = self.i;
+        Ok(Expr::Path(p, self.base + at..self.base + self.i))
+    }
+
+    /// A number literal: `-?digits(.digits)?`, read as written (its value is judged when
+    /// the claim is checked, so a too-long one is reported there).
+    fn number(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let r = self.rest();
+        let sign = r.chars().next().filter(|c| *c == '-' || *c == '−').map_or(0, char::len_utf8);
+        let mut len = sign;
+        for (k, c) in r[sign..].char_indices() {
+            let digit_after_point = c == '.' && r[sign + k + 1..].starts_with(|c: char| c.is_ascii_digit());
+            if c.is_ascii_digit() || digit_after_point {
+                len = sign + k + 1;
             } else {
                 break;
             }
         }
-        let text = s[..end].to_string();
-        return Ok((Operand::Number(text, base..base + end), end));
+        if r[len..].starts_with(is_ident_start) {
+            return Err(self.error(
+                "expected the id of a census block",
+                self.here(),
+                "an id starts with a letter: a claim starts with the `id:` of a ```census block, e.g. {{ small.positions = 523 }}",
+            ));
+        }
+        let at = self.base + self.i;
+        self.i += len;
+        self.end = self.i;
+        Ok(Expr::Number(r[..len].to_string(), at..at + len))
     }
-    let (p, used) = parse_path(s, base)?;
-    Ok((Operand::Path(p, base..base + used), used))
-}
 
-fn parse_expr(s: &str, base: usize) -> Result<Vec<Comparison>, ClaimSyntaxError> {
-    let mut all = Vec::new();
-    let mut i = 0;
-    loop {
-        let skip = |i: usize| i + (s[i..].len() - s[i..].trim_start().len());
-        i = skip(i);
-        let (left, used) = parse_operand(&s[i..], base + i)?;
-        i = skip(i + used);
-        let ops = [("==", Op::Eq), ("!=", Op::Ne), ("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
-        let Some((tok, op)) = ops.iter().find(|(t, _)| s[i..].starts_with(t)) else {
+    /// `name(arg, …)`; the cursor is at the name, `name_len` bytes long.
+    fn call(&mut self, name_len: usize) -> Result<Expr, ClaimSyntaxError> {
+        let name = &self.rest()[..name_len];
+        let at = self.base + self.i..self.base + self.i + name_len;
+        let Some(f) = Func::named(name) else {
             return Err(ClaimSyntaxError {
-                code: Code::ClaimSyntax,
-                message: "expected a comparison (==, !=, <, <=, >, >=)".into(),
-                span: base + i..base + char_end(s, i),
-                hint: "an assert compares, e.g. {{ assert moves.struck_winning == 0 }}".into(),
+                code: Code::UnknownFunction,
+                message: format!("no function `{name}`"),
+                span: at,
+                hint: "the functions are len, sum, min and max".into(),
             });
         };
-        i = skip(i + tok.len());
-        let (right, used) = parse_operand(&s[i..], base + i)?;
-        i = skip(i + used);
-        all.push(Comparison { left, op: *op, right });
-        if i >= s.len() {
-            return Ok(all);
+        self.i += name_len + 1;
+        let mut args = vec![self.or()?];
+        while self.take(",").is_some() {
+            args.push(self.or()?);
         }
-        if let Some(r) = s[i..].strip_prefix("and") {
-            if r.starts_with(char::is_whitespace) {
-                i += 3;
-                continue;
-            }
+        if self.take(")").is_none() {
+            return Err(self.error("expected `,` or `)` after an argument", self.here(), "write len(s.rules) or max(s.a, s.b)"));
         }
-        return Err(ClaimSyntaxError {
-            code: Code::ClaimSyntax,
-            message: "expected `and` or the end of the assert".into(),
-            span: base + i..base + char_end(s, i),
-            hint: "join comparisons with `and`".into(),
-        });
+        if f == Func::Len && args.len() != 1 {
+            return Err(self.error("`len` takes one argument", at, "write len(s.rules)"));
+        }
+        Ok(Expr::Call(f, args, at))
     }
 }
 
@@ -426,9 +703,9 @@ mod tests {
         let src = "x {{ small.positions = 1,001 }} y";
         let c = parse_claim(&src[4..29], 4, 2..31).unwrap();
         match c.kind {
-            ClaimKind::Check { path, path_span, stated, stated_span } => {
-                assert_eq!(path.to_string(), "small.positions");
-                assert_eq!(&src[path_span], "small.positions");
+            ClaimKind::Check { expr, expr_span, stated, stated_span } => {
+                assert_eq!(expr.as_path().unwrap().to_string(), "small.positions");
+                assert_eq!(&src[expr_span], "small.positions");
                 assert_eq!(stated, "1,001");
                 assert_eq!(&src[stated_span], "1,001");
             }
@@ -454,18 +731,65 @@ mod tests {
             assert!(e.message.contains("with nothing after it"), "{lone}: {}", e.message);
         }
         match claim("assert m.x == 0 and m.y <= -2.5").kind {
-            ClaimKind::Assert { all } => {
-                assert_eq!(all.len(), 2);
-                assert_eq!(all[1].op, Op::Le);
-                assert!(matches!(&all[1].right, Operand::Number(n, _) if n == "-2.5"));
-            }
+            ClaimKind::Assert { expr: Expr::Logic(Logic::And, _, right, _) } => match *right {
+                Expr::Compare(Op::Le, _, r, _) => assert!(matches!(*r, Expr::Number(ref n, _) if n == "-2.5")),
+                e => panic!("{e:?}"),
+            },
             k => panic!("{k:?}"),
         }
         assert!(parse_claim("", 0, 0..4).is_err());
         assert!(parse_claim("a.b = ", 0, 0..4).is_err());
         assert!(parse_claim("a.b == 3", 0, 0..4).is_err());
         assert!(parse_claim("a.b ~ 3", 0, 0..4).is_err());
-        assert!(parse_claim("assert a.b", 0, 0..4).is_err());
-        assert!(parse_claim("assert a.b == 1 or c == 2", 0, 0..4).is_err());
+        assert!(parse_claim("assert a.b = 1", 0, 0..4).is_err());
+        assert!(parse_claim("assert a.b == 1 or c == 2", 0, 0..4).is_ok());
+        assert!(parse_claim("assert a.b == 1 xor c == 2", 0, 0..4).is_err());
+        assert!(parse_claim("3 = 3", 0, 0..4).is_err());
+        assert!(parse_claim("assert 1 == 1", 0, 0..4).is_err());
+    }
+
+    /// The expression of a check claim, written back with full parentheses.
+    fn shape(e: &Expr) -> String {
+        match e {
+            Expr::Path(p, _) => p.to_string(),
+            Expr::Number(n, _) => n.clone(),
+            Expr::Neg(e, _) => format!("(-{})", shape(e)),
+            Expr::Arith(op, a, b, _) => format!("({} {op:?} {})", shape(a), shape(b)),
+            Expr::Call(f, args, _) => format!("{}({})", f.name(), args.iter().map(shape).collect::<Vec<_>>().join(", ")),
+            Expr::Compare(op, a, b, _) => format!("({} {} {})", shape(a), op.as_str(), shape(b)),
+            Expr::Logic(l, a, b, _) => format!("({} {l:?} {})", shape(a), shape(b)),
+            Expr::Not(e, _) => format!("(not {})", shape(e)),
+        }
+    }
+
+    #[test]
+    fn expressions_bind_as_in_arithmetic() {
+        let check = |src: &str| match claim(src).kind {
+            ClaimKind::Check { expr, .. } | ClaimKind::Interpolate { expr, .. } => shape(&expr),
+            ClaimKind::Assert { expr } => shape(&expr),
+            k => panic!("{k:?}"),
+        };
+        assert_eq!(check("s.a + s.b * 2 = 3"), "(s.a Add (s.b Mul 2))");
+        assert_eq!(check("(s.a + s.b) × 2 ÷ s.c"), "(((s.a Add s.b) Mul 2) Div s.c)");
+        assert_eq!(check("s.a - s.b − -3 = 1"), "((s.a Sub s.b) Sub -3)");
+        assert_eq!(check("- s.a-b / len(s.rules) = 1"), "((-s.a-b) Div len(s.rules))");
+        assert_eq!(check("max(s.a, 2, min(s.l)) = 1"), "max(s.a, 2, min(s.l))");
+        assert_eq!(check("assert len(s.r) == 8 or not s.x == 0 and s.y < 1"), "((len(s.r) == 8) Or ((not (s.x == 0)) And (s.y < 1)))");
+        assert_eq!(check("assert (s.a == 1 or s.b == 2) and s.c != 3"), "(((s.a == 1) Or (s.b == 2)) And (s.c != 3))");
+        // A census bound as `sum` or `not` is still a path where no call or word is meant.
+        assert_eq!(check("sum.x + not.y = 1"), "(sum.x Add not.y)");
+    }
+
+    #[test]
+    fn expression_errors_point_at_their_token() {
+        let err = |src: &str| parse_claim(src, 0, 0..src.len()).unwrap_err();
+        let e = err("s.a + mean(s.l) = 1");
+        assert_eq!((e.code, e.span), (Code::UnknownFunction, 6..10));
+        let e = err("(s.a + 1 = 2");
+        assert_eq!((e.message.as_str(), e.span), ("unclosed `(`", 0..1));
+        let e = err("len(s.a, s.b) = 2");
+        assert_eq!(e.span, 0..3);
+        let e = err("s.a + = 2");
+        assert!(e.message.contains("expected the id"), "{}", e.message);
     }
 }

@@ -201,7 +201,11 @@ fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(us
     d
 }
 
-fn claim_html(r: &ClaimReport) -> String {
+/// The HTML of claim number `i` of an essay: its stated text, linked to its census in
+/// the provenance list, and its certificate (census, path or expression, exact value),
+/// shown by CSS alone when the claim is hovered or focused and tied to it by
+/// `aria-describedby`, so a screen reader reads it as the claim's description.
+fn claim_html(i: usize, r: &ClaimReport) -> String {
     match r.status {
         Status::Plain => escape(&r.html_text),
         _ if r.kind == "assert" => String::new(),
@@ -212,12 +216,30 @@ fn claim_html(r: &ClaimReport) -> String {
                 Status::Interpolated => "claim interpolated",
                 _ => "claim failed",
             };
-            match &r.census_id {
-                Some(id) => format!("<a class=\"{class}\" href=\"#calls-{}\">{text}</a>", escape(id)),
-                None => format!("<span class=\"{class}\">{text}</span>"),
-            }
+            let cert = format!("claim-{i}-certificate");
+            let link = match &r.census_id {
+                Some(id) => format!("<a class=\"{class}\" href=\"#calls-{}\" aria-describedby=\"{cert}\">{text}</a>", escape(id)),
+                None => format!("<span class=\"{class}\" tabindex=\"0\" aria-describedby=\"{cert}\">{text}</span>"),
+            };
+            format!("<span class=\"claimed\">{link}{}</span>", certificate(&cert, r))
         }
     }
+}
+
+/// A claim's certificate: which census call certifies it, the path (or expression) read,
+/// and the exact value computed.
+fn certificate(id: &str, r: &ClaimReport) -> String {
+    let census = match (&r.census, &r.census_id) {
+        (Some(c), Some(i)) => format!("<b>{}</b> ({})", escape(c), escape(i)),
+        _ => "<b>none bound</b>".to_string(),
+    };
+    let value = r.exact.as_deref().unwrap_or("not computed");
+    format!(
+        "<span class=\"certificate\" role=\"tooltip\" id=\"{id}\"><span class=\"cert-census\">census {census}</span> \
+         <span class=\"cert-path\">path <code>{}</code></span> <span class=\"cert-value\">value <b>{}</b></span></span>",
+        escape(&r.path),
+        escape(value)
+    )
 }
 
 /// Keep a result small for publishing: lists longer than 32 elements are cut to their
@@ -745,7 +767,7 @@ fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out:
             let mut figures = Vec::new();
             let mut diags = Vec::new();
             let figure_html = draw_figures(input, &mut figures, &mut diags, &mut memo.figures, &mut memo.last.figures);
-            let claim_html: Vec<String> = input.reports.iter().map(claim_html).collect();
+            let claim_html: Vec<String> = input.reports.iter().enumerate().map(|(i, r)| claim_html(i, r)).collect();
             let claim_text: Vec<String> = input.reports.iter().map(|r| r.html_text.clone()).collect();
             let (body, d) = markdown::render(essay, &claim_html, &claim_text, &figure_html, math);
             diags.extend(d);
