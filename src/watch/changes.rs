@@ -82,7 +82,8 @@ pub struct Watch {
     targets: BTreeSet<PathBuf>,
     /// The folders symlinks in the site folders point to (canonical, watched recursively).
     linked: BTreeSet<PathBuf>,
-    /// Every file of the site at the last refresh (the ones a removal may be waited for).
+    /// Every file and folder of the site at the last refresh (a removal is waited for only
+    /// when it was one of these).
     known: BTreeSet<PathBuf>,
 }
 
@@ -158,9 +159,7 @@ impl Watch {
         for dir in &self.folders {
             let walk = walkdir::WalkDir::new(dir).follow_links(true).into_iter();
             for e in walk.filter_entry(|e| e.depth() == 0 || !hidden_name(&e.file_name().to_string_lossy())).filter_map(Result::ok) {
-                if e.file_type().is_file() {
-                    known.insert(e.path().to_path_buf());
-                }
+                known.insert(e.path().to_path_buf());
                 if !e.path_is_symlink() {
                     continue;
                 }
@@ -196,9 +195,21 @@ impl Watch {
                 return false;
             }
             // An editor's file anywhere on the way (a hidden folder included) is ignored.
-            return not_ignored(rel.strip_prefix(&first).unwrap_or(rel));
+            let inner = rel.strip_prefix(&first).unwrap_or(rel);
+            return not_ignored(inner) && (first != "essays" || self.essay_source(path, inner));
         }
         false
+    }
+
+    /// True when `path` (`inner` below `essays/`) may be something the loader reads: an
+    /// essay's name, a folder (or a symlink) now, or something there at the last refresh.
+    /// A temporary file an editor renames over the essay (`x.md.tmp`, sed's `sedAb12Cd`,
+    /// VS Code's `x.md.vsctmp`) is none of these, so it triggers no build of its own.
+    fn essay_source(&self, path: &Path, inner: &Path) -> bool {
+        inner.as_os_str().is_empty()
+            || crate::content::essay_name(&inner.to_string_lossy())
+            || self.known.contains(path)
+            || std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() || m.file_type().is_symlink())
     }
 
     /// Look at one event: true when it calls for a rebuild. Notes removals in `pending`

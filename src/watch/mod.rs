@@ -310,9 +310,13 @@ fn open_browser(url: &str) {
     }
 }
 
-/// How long the file system must stay quiet before a rebuild starts: saves closer together
-/// than this make one rebuild. A build that sees more changes arrive while it runs is not
-/// published (it may have read a file half written) and is followed by another.
+/// How long after the last event a rebuild starts (a save's few events arrive within it).
+pub const DEBOUNCE: Duration = Duration::from_millis(2);
+/// How long the file system must stay quiet before a build is published: saves closer
+/// together than this make one rebuild. The build starts [`DEBOUNCE`] after an event and
+/// runs meanwhile; when another event arrives before it is published (while it runs, or
+/// while it waits for the quiet period to end), it is dropped — it may have read a file
+/// half written — and the next build reads the files again.
 pub const QUIET: Duration = Duration::from_millis(10);
 /// The longest a rebuild waits for a continuing burst of events.
 pub const MAX_WAIT: Duration = Duration::from_millis(1000);
@@ -375,6 +379,8 @@ pub fn main(opts: &Options) -> ExitCode {
         published: 0,
         discarding: None,
         waited_for_missing: 0,
+        last_event: None,
+        held: None,
         opened: !opts.open,
         url,
     };
@@ -405,6 +411,10 @@ struct Loop {
     discarding: Option<Instant>,
     /// Settled windows that waited for a file missing mid-save (in the status).
     waited_for_missing: u64,
+    /// When the latest relevant event arrived.
+    last_event: Option<Instant>,
+    /// A finished build waiting for the quiet period after the latest event to end.
+    held: Option<Built>,
     opened: bool,
     url: String,
 }
@@ -423,19 +433,46 @@ impl Loop {
         });
     }
 
-    /// Wait for the next message, or for the end of the debounce window.
-    fn step(rx: &mpsc::Receiver<Msg>, settling: Option<(Instant, Instant)>) -> Step {
-        let Some((first, quiet)) = settling else { return rx.recv().map(Step::Msg).unwrap_or(Step::Closed) };
-        let until = quiet.min(first + MAX_WAIT);
+    /// Wait for the next message, the end of the debounce window, or the end of the quiet
+    /// period a finished build waits for.
+    fn step(&self, rx: &mpsc::Receiver<Msg>, settling: Option<(Instant, Instant)>) -> Step {
+        let settle = settling.map(|(first, quiet)| (quiet.min(first + MAX_WAIT), Step::Settled));
+        let publish = self.held.as_ref().map(|_| (self.last_event.map_or_else(Instant::now, |t| t + QUIET), Step::Publish));
+        let next = match (settle, publish) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        let Some((until, step)) = next else { return rx.recv().map(Step::Msg).unwrap_or(Step::Closed) };
         let now = Instant::now();
         if now >= until {
-            return Step::Settled;
+            return step;
         }
         match rx.recv_timeout(until - now) {
             Ok(m) => Step::Msg(m),
-            Err(mpsc::RecvTimeoutError::Timeout) => Step::Settled,
+            Err(mpsc::RecvTimeoutError::Timeout) => step,
             Err(mpsc::RecvTimeoutError::Disconnected) => Step::Closed,
         }
+    }
+
+    /// A relevant event: the running build, or the one waiting to be published, is stale
+    /// (unless changes have kept builds from publishing for [`MAX_WAIT`] already).
+    fn touch(&mut self) {
+        let now = Instant::now();
+        self.last_event = Some(now);
+        self.touched |= self.running;
+        if self.held.is_some() && self.discarding.get_or_insert(now).elapsed() < MAX_WAIT {
+            self.held = None;
+        }
+    }
+
+    /// Serve a finished build.
+    fn publish(&mut self, mut built: Built) {
+        self.published += 1;
+        self.discarding = None;
+        built.snapshot.status["waited_for_missing"] = self.waited_for_missing.into();
+        self.state.publish(built.snapshot);
+        eprint!("{}", built.printed);
+        eprintln!("{}", built.summary);
     }
 
     /// Rebuild on every settled burst of changes until the channel closes.
@@ -446,13 +483,18 @@ impl Loop {
         // Since when a removed file has been waited for.
         let mut grace: Option<Instant> = None;
         loop {
-            match Self::step(rx, settling) {
+            match self.step(rx, settling) {
                 Step::Closed => break,
+                Step::Publish => {
+                    if let Some(built) = self.held.take() {
+                        self.publish(built);
+                    }
+                }
                 Step::Msg(Msg::Fs(ev)) => {
                     if self.watch.note(&ev, &mut pending) {
                         let now = Instant::now();
-                        settling = Some((settling.map_or(now, |(first, _)| first), now + QUIET));
-                        self.touched |= self.running;
+                        settling = Some((settling.map_or(now, |(first, _)| first), now + DEBOUNCE));
+                        self.touch();
                     }
                 }
                 Step::Settled => {
@@ -489,20 +531,20 @@ impl Loop {
         }
     }
 
-    /// A build ended (`None`: cancelled). It is published unless changes arrived while it
-    /// ran (it may have read a file mid-write; the next build reads it again), or when
-    /// changes have kept it from publishing for [`MAX_WAIT`] already.
+    /// A build ended (`None`: cancelled). It is dropped when changes arrived while it ran
+    /// (it may have read a file mid-write; the next build reads it again), unless changes
+    /// have kept builds from publishing for [`MAX_WAIT`] already; else published once
+    /// [`QUIET`] has passed since the latest event.
     fn done(&mut self, builder: Box<Builder>, built: Option<Built>, settling: bool) {
         self.running = false;
         let stale = self.touched && self.discarding.get_or_insert_with(Instant::now).elapsed() < MAX_WAIT;
         match built {
-            Some(mut built) if !stale => {
-                self.published += 1;
-                self.discarding = None;
-                built.snapshot.status["waited_for_missing"] = self.waited_for_missing.into();
-                self.state.publish(built.snapshot);
-                eprint!("{}", built.printed);
-                eprintln!("{}", built.summary);
+            Some(built) if !stale => {
+                if self.last_event.is_some_and(|t| t.elapsed() < QUIET) {
+                    self.held = Some(built);
+                } else {
+                    self.publish(built);
+                }
             }
             Some(_) => {}
             None => eprintln!("build cancelled: a census it was running is no longer asked for"),
@@ -530,8 +572,11 @@ enum Msg {
 
 enum Step {
     Msg(Msg),
-    /// The file system has been quiet for `QUIET` (or events kept coming for `MAX_WAIT`).
+    /// The file system has been quiet for [`DEBOUNCE`] (or events kept coming for
+    /// [`MAX_WAIT`]).
     Settled,
+    /// The quiet period after the latest event has ended: publish the build held.
+    Publish,
     Closed,
 }
 
