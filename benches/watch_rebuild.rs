@@ -32,7 +32,8 @@ fn prose_rebuild(c: &mut Criterion) {
     let opts = RunOptions { root: dir.path().to_path_buf(), use_cache: false, progress: false, render: true };
     let memory = Mutex::new(HashMap::new());
     let mut memo = Incremental::default();
-    let mut build = |memo: &mut Incremental| pipeline::run_with(&opts, Hooks { memory: Some(&memory), memo: Some(memo), on_plan: None }).unwrap();
+    let build =
+        |memo: &mut Incremental| pipeline::run_with(&opts, Hooks { memory: Some(&memory), memo: Some(memo), on_plan: None }).unwrap();
     assert!(build(&mut memo).ok());
     let mut turn = 0;
     c.bench_function("watch: one incremental prose rebuild (ok-basic)", |b| {
