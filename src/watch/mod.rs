@@ -207,7 +207,7 @@ impl Builder {
             state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).zip(flags.iter().cloned()).collect()))
         };
         let hooks = pipeline::Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: Some(&on_plan) };
-        let Some(run) = pipeline::run_with(&opts, hooks) else {
+        let Some(mut run) = pipeline::run_with(&opts, hooks) else {
             self.cancelled += 1;
             return None;
         };
@@ -217,7 +217,7 @@ impl Builder {
         let ok = run.ok() && run.output.is_some();
         let mut error = None;
         let files = if ok {
-            let files = Arc::new(run.output.clone().unwrap_or_default());
+            let files = Arc::new(run.output.take().unwrap_or_default());
             self.last_good = Some(files.clone());
             files
         } else {
@@ -359,7 +359,11 @@ pub fn main(opts: &Options) -> ExitCode {
     let (tx, rx) = mpsc::channel::<Msg>();
     let fs_tx = tx.clone();
     let watch = match changes::Watch::new(&root, opts.poll, move |ev| {
-        let _ = fs_tx.send(Msg::Fs(ev));
+        // Reads never matter, and every build reads every source: drop them here, in the
+        // watcher's thread, rather than wake the loop dozens of times per build.
+        if !matches!(&ev, Ok(e) if e.kind.is_access()) {
+            let _ = fs_tx.send(Msg::Fs(ev));
+        }
     }) {
         Ok(w) => w,
         Err(e) => {
