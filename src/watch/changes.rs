@@ -110,7 +110,10 @@ impl Watch {
 
     /// Watch the site folders that exist and are not watched yet, the folders symlinks
     /// point to or point into, and note every file of the site. Called before every build.
-    pub fn refresh(&mut self) {
+    /// True when a folder is watched that was not before: what was written in it before
+    /// its watch began was never reported, so the build must be followed by another.
+    pub fn refresh(&mut self) -> bool {
+        let before = (self.folders.len(), self.linked.clone());
         for f in FOLDERS {
             let dir = self.root.join(f);
             if dir.is_dir() {
@@ -132,6 +135,7 @@ impl Watch {
         self.linked = self.rewatch(&self.linked.clone(), &outside, RecursiveMode::Recursive);
         self.targets = targets.into_iter().filter(|t| !inside(t)).collect();
         self.known = known;
+        self.folders.len() > before.0 || !self.linked.is_subset(&before.1)
     }
 
     /// Watch the folders of `want` not in `had`, stop watching those of `had` not in

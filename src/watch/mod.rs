@@ -385,6 +385,7 @@ pub fn main(opts: &Options) -> ExitCode {
         waited_for_missing: 0,
         last_event: None,
         held: None,
+        dropped: Vec::new(),
         opened: !opts.open,
         url,
     };
@@ -419,6 +420,9 @@ struct Loop {
     last_event: Option<Instant>,
     /// A finished build waiting for the quiet period after the latest event to end.
     held: Option<Built>,
+    /// What dropped builds did since the last publish (`parsed`, `checked`, `rendered`),
+    /// added to the next published status: its memory holds their work.
+    dropped: Vec<Value>,
     opened: bool,
     url: String,
 }
@@ -426,9 +430,9 @@ struct Loop {
 impl Loop {
     /// Start a build in a thread of its own (the file watches refreshed first).
     fn spawn(&mut self, mut builder: Box<Builder>) {
-        self.watch.refresh();
+        // A folder watched only now may have changed unseen: build once more after this.
+        self.touched = self.watch.refresh();
         self.running = true;
-        self.touched = false;
         let (tx, state, generation) = (self.tx.clone(), self.state.clone(), self.published + 1);
         std::thread::spawn(move || {
             let built = builder.build(&state, generation);
@@ -465,7 +469,7 @@ impl Loop {
         self.last_event = Some(now);
         self.touched |= self.running;
         if self.held.is_some() && self.discarding.get_or_insert(now).elapsed() < MAX_WAIT {
-            self.held = None;
+            self.dropped.extend(self.held.take().map(|b| b.snapshot.status));
         }
     }
 
@@ -474,6 +478,9 @@ impl Loop {
         self.published += 1;
         self.discarding = None;
         built.snapshot.status["waited_for_missing"] = self.waited_for_missing.into();
+        for old in std::mem::take(&mut self.dropped) {
+            add_work(&mut built.snapshot.status, &old);
+        }
         self.state.publish(built.snapshot);
         eprint!("{}", built.printed);
         eprintln!("{}", built.summary);
@@ -550,7 +557,7 @@ impl Loop {
                     self.publish(built);
                 }
             }
-            Some(_) => {}
+            Some(built) => self.dropped.push(built.snapshot.status),
             None => eprintln!("build cancelled: a census it was running is no longer asked for"),
         }
         if !self.opened {
@@ -562,6 +569,20 @@ impl Loop {
             self.spawn(builder);
         } else {
             self.idle = Some(builder);
+        }
+    }
+}
+
+/// Add the work counts of a dropped build's status (`parsed`, `checked`, each of
+/// `rendered`) to `status`.
+fn add_work(status: &mut Value, dropped: &Value) {
+    let add = |to: &mut Value, from: &Value| *to = (to.as_u64().unwrap_or(0) + from.as_u64().unwrap_or(0)).into();
+    for key in ["parsed", "checked"] {
+        add(&mut status[key], &dropped[key]);
+    }
+    if let Some(kinds) = dropped["rendered"].as_object() {
+        for (kind, n) in kinds {
+            add(&mut status["rendered"][kind], n);
         }
     }
 }
