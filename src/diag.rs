@@ -68,6 +68,8 @@ codes! {
     // Essays: files and front matter.
     /// An essay's file name gives an empty slug.
     EmptySlug = "empty-slug",
+    /// An essay is not published: a name on its path starts with `.` (a warning).
+    HiddenEssay = "hidden-essay",
     /// Two essays have the same slug.
     DuplicateSlug = "duplicate-slug",
     /// Two essays have the same title.

@@ -113,6 +113,10 @@ enum Command {
         /// this server and read the drafts.
         #[arg(long = "allow-host", value_name = "NAME")]
         allow_host: Vec<String>,
+        /// Poll the files for changes every 100 ms instead of waiting for the system's
+        /// notifications (network drives, WSL, container mounts, where they do not arrive).
+        #[arg(long)]
+        poll: bool,
     },
     /// Create a new site in the folder NAME (config, one essay with a census and claims).
     New {
@@ -338,13 +342,14 @@ fn main() -> ExitCode {
             }
         }
         Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
-        Command::Watch { port, interface, open, allow_host } => countersign::watch::main(&countersign::watch::Options {
+        Command::Watch { port, interface, open, allow_host, poll } => countersign::watch::main(&countersign::watch::Options {
             root: cli.root.clone(),
             interface: *interface,
             port: *port,
             open: *open,
             color,
             allowed_hosts: allow_host.clone(),
+            poll: *poll,
         }),
         Command::New { name } => match countersign::scaffold::create(name) {
             Ok(files) => {

@@ -96,19 +96,40 @@ pub struct Essay {
 }
 
 /// The slug of an essay file: its stem, lower-cased, with every run of characters other
-/// than `a-z`, `0-9` replaced by one `-`, and no `-` at either end. Stable: it depends on
-/// the file name only.
+/// than letters and digits (Unicode's, so `été ü.md` gives `été-ü`; combining accents,
+/// U+0300 to U+036F, count as letters, so a decomposed name keeps them) replaced by one
+/// `-`, and no `-` at either end. Letters are kept rather than transliterated: a slug is
+/// never lossy in any script, and no table of transliterations has to be trusted. Stable:
+/// it depends on the file name only.
 pub fn slug_of(path: &FsPath) -> String {
     let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
     let mut out = String::new();
     for c in stem.chars() {
-        if c.is_ascii_alphanumeric() {
+        if c.is_alphanumeric() || ('\u{300}'..='\u{36f}').contains(&c) {
             out.push(c);
         } else if !out.ends_with('-') {
             out.push('-');
         }
     }
     out.trim_matches('-').to_string()
+}
+
+/// True for a hidden file or folder name (it starts with `.`). Everything below a site
+/// folder with a hidden name on its way is skipped by the loader and ignored by watch mode:
+/// one rule for both (README, "Which files are read").
+pub fn hidden_name(name: &str) -> bool {
+    name.starts_with('.')
+}
+
+/// True for an essay's file name: it ends with `.md` in any case (`x.md`, `E.MD`).
+pub fn essay_name(name: &str) -> bool {
+    let n = name.len();
+    n > 3 && name.is_char_boundary(n - 3) && name[n - 3..].eq_ignore_ascii_case(".md")
+}
+
+/// True when `rel` (a path below a site folder) has a hidden name on its way.
+pub fn hidden_path(rel: &FsPath) -> bool {
+    rel.components().any(|c| matches!(c, std::path::Component::Normal(n) if hidden_name(&n.to_string_lossy())))
 }
 
 /// The byte offset in `text` of 1-based `line`, `column` (columns in characters), clamped.
@@ -396,6 +417,62 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
     load_dir_with(root, dir, &mut parse_essay)
 }
 
+/// The essay files below `dir` (links followed), sorted by name, skipping hidden paths
+/// (see [`hidden_name`]); a skipped file that looks like an essay (`.x.md`, or any `.md`
+/// in a hidden folder; not an editor's lock `.#x.md`) gets a warning, an unreadable entry
+/// or a broken link that is not hidden an error.
+fn essay_files(dir: &FsPath, display: &dyn Fn(&FsPath) -> String, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    let walk = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
+        let hidden = e.depth() > 0 && hidden_name(&e.file_name().to_string_lossy());
+        if hidden {
+            skipped.push(e.path().to_path_buf());
+        }
+        !hidden
+    });
+    for entry in walk {
+        match entry {
+            Ok(e) => {
+                if e.file_type().is_file() && essay_name(&e.file_name().to_string_lossy()) {
+                    files.push(e.path().to_path_buf());
+                }
+            }
+            Err(e) if e.path().is_some_and(|p| hidden_path(p.strip_prefix(dir).unwrap_or(p))) => {}
+            Err(e) => diags.push(walk_error(&e, dir, display)),
+        }
+    }
+    for p in skipped {
+        let inside = walkdir::WalkDir::new(&p).sort_by_file_name().into_iter().filter_map(Result::ok);
+        for e in inside.filter(|e| e.file_type().is_file()) {
+            let name = e.file_name().to_string_lossy();
+            if essay_name(&name) && !name.starts_with(".#") {
+                diags.push(
+                    Diagnostic::warning(Code::HiddenEssay, display(e.path()), 0..0, "not published: a name on its path starts with `.`")
+                        .with_hint("hidden files and folders are never read; rename it to publish it"),
+                );
+            }
+        }
+    }
+    files
+}
+
+/// The error for an entry of `essays/` that cannot be read: a loop, a broken link, or
+/// what the system says.
+fn walk_error(e: &walkdir::Error, dir: &FsPath, display: &dyn Fn(&FsPath) -> String) -> Diagnostic {
+    let p = e.path().map(display).unwrap_or_else(|| display(dir));
+    let broken = e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+        && e.path().is_some_and(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()));
+    let why = if e.loop_ancestor().is_some() {
+        "a symlink loop".to_string()
+    } else if broken {
+        "a broken symlink (its target does not exist)".to_string()
+    } else {
+        e.io_error().map(|io| io.to_string()).unwrap_or_else(|| e.to_string())
+    };
+    Diagnostic::error(Code::ReadFailed, p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry")
+}
+
 /// Parses one essay file: (file as shown, path on disk, text) → [`parse_essay`]'s answer.
 pub type ParseFn<'a> = dyn FnMut(&str, PathBuf, String) -> (Option<Essay>, Vec<Diagnostic>) + 'a;
 
@@ -419,33 +496,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
         );
         return (essays, diags);
     }
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
-        match entry {
-            Ok(e) => {
-                let name = e.file_name().to_string_lossy();
-                if e.file_type().is_file() && name.ends_with(".md") && !name.starts_with('.') {
-                    files.push(e.path().to_path_buf());
-                }
-            }
-            Err(e) => {
-                let p = e.path().map(display).unwrap_or_else(|| display(dir));
-                let broken = e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
-                    && e.path().is_some_and(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()));
-                let why = if e.loop_ancestor().is_some() {
-                    "a symlink loop".to_string()
-                } else if broken {
-                    "a broken symlink (its target does not exist)".to_string()
-                } else {
-                    e.io_error().map(|io| io.to_string()).unwrap_or_else(|| e.to_string())
-                };
-                diags.push(
-                    Diagnostic::error(Code::ReadFailed, p, 0..0, format!("cannot read essays: {why}"))
-                        .with_hint("remove the loop or the unreadable entry"),
-                );
-            }
-        }
-    }
+    let files = essay_files(dir, &display, &mut diags);
     for path in files {
         let file = display(&path);
         let bytes = match crate::source::read_source(&path, crate::source::TEXT_LIMIT) {

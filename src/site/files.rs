@@ -94,7 +94,9 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
     if !dir.is_dir() {
         return found;
     }
-    for e in walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name() {
+    // Hidden names are skipped, as in essays/ (see `content::hidden_name`).
+    let walk = walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name().into_iter();
+    for e in walk.filter_entry(|e| e.depth() == 0 || !crate::content::hidden_name(&e.file_name().to_string_lossy())) {
         match e {
             Ok(e) if e.file_type().is_file() => {
                 let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
@@ -106,6 +108,7 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
                 }
             }
             Ok(_) => {}
+            Err(err) if err.path().is_some_and(|p| crate::content::hidden_path(p.strip_prefix(&dir).unwrap_or(p))) => {}
             Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, folder, 0..0, format!("cannot read {folder}/: {err}"))),
         }
     }

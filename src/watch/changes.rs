@@ -1,58 +1,78 @@
 //! Which file-system events call for a rebuild.
 //!
-//! Watched: the root itself (not recursively: it sees `countersign.yaml` and the site
-//! folders appear or go), `essays/`, `templates/`, `static/` and `censuses/` recursively, and, for each
-//! symlink in them, the folder of the file it points to (an editor saving the target by
-//! rename replaces that file, so the file itself cannot be watched). Never watched:
-//! `public/`, `.countersign-cache/`, `target/` or anything else in the root, so neither a
-//! build nor the cache can trigger another build.
+//! Watched: the root itself (not recursively: it sees `countersign.yaml`,
+//! `references.yaml` and the site folders appear or go), `essays/`, `templates/`,
+//! `static/` and `censuses/` recursively, and, for each symlink in them, the folder it points to
+//! (recursively) or the folder of the file it points to (an editor saving the target by
+//! rename replaces that file, so the file itself cannot be watched); a symlink added while
+//! serving is watched from the next build on. Never watched: `public/`,
+//! `.countersign-cache/`, `target/` or anything else in the root, so neither a build nor
+//! the cache can trigger another build. With `--poll` a [`notify::PollWatcher`] looks
+//! for changes every [`POLL_EVERY`] instead (network drives, WSL, container mounts, where
+//! native events do not arrive).
 //!
-//! Ignored: reads (access events) and the files editors write beside the one they save —
-//! vim's `.name.swp`/`.swo`/`.swx` and its write test `4913`, backups ending in `~`,
-//! emacs's `.#name` locks and `#name#` autosaves, and every other hidden file (editors'
-//! temporary files; the loader skips hidden essays too). A save by rename (write a
+//! Ignored: reads (access events), every path with a hidden name on its way (the loader
+//! skips those too: [`crate::content::hidden_name`]), and the files editors write beside
+//! the one they save — vim's `.name.swp`/`.swo`/`.swx` and its write test `4913`, backups
+//! ending in `~`, emacs's `.#name` locks and `#name#` autosaves. A save by rename (write a
 //! temporary file, rename it over the essay) still counts: the rename's target is the
-//! essay.
+//! essay. Only a file that was there at the last build and is gone is waited for
+//! ([`Pending::missing`]); a temporary file renamed over the essay never is.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use notify::event::{EventKind, ModifyKind, RemoveKind};
-use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
+use notify::{Event, RecursiveMode, Watcher};
+
+use crate::content::hidden_name;
 
 /// The folders of a site that are watched recursively.
 pub const FOLDERS: [&str; 4] = ["essays", "templates", "static", "censuses"];
 /// The configuration file.
 pub const CONFIG: &str = "countersign.yaml";
+/// The files at the root the loader reads: the configuration and the bibliography.
+pub const ROOT_FILES: [&str; 2] = [CONFIG, crate::render::bib::FILE];
+/// How often the polling watcher (`--poll`) looks at every watched file.
+pub const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// True for files editors write beside the one being saved, and other hidden files.
 pub fn ignored_name(name: &str) -> bool {
     name.is_empty()
-        || name.starts_with('.')
+        || hidden_name(name)
         || name.ends_with('~')
         || name == "4913"
         || (name.starts_with('#') && name.ends_with('#'))
         || [".swp", ".swo", ".swx", ".swpx"].iter().any(|s| name.ends_with(s))
 }
 
-/// Paths seen removed (or renamed away) during one debounce window.
+/// Sources seen removed (or renamed away) during one debounce window.
 #[derive(Default, Debug)]
 pub struct Pending {
     removed: BTreeSet<PathBuf>,
 }
 
 impl Pending {
-    /// True while a file removed during the window is still missing. An editor that saves
+    /// True while a source removed during the window is still missing. An editor that saves
     /// by moving the old file away and writing a new one leaves it missing for a moment;
     /// the watch loop waits (up to `MISSING_GRACE`) for it to come back before building.
+    /// Only files there at the last [`Watch::refresh`] count: a temporary file renamed over
+    /// the essay (`sed -i`, `x.md.tmp`, VS Code's `.vsctmp`) is not waited for.
     pub fn missing(&self) -> bool {
         self.removed.iter().any(|p| !p.exists())
     }
 }
 
+/// The polling watcher's settings: every [`POLL_EVERY`], comparing contents (notify's
+/// poller keeps modification times in whole seconds, so two saves within a second would
+/// look the same).
+fn poll_config() -> notify::Config {
+    notify::Config::default().with_poll_interval(POLL_EVERY).with_compare_contents(true)
+}
+
 /// The watcher and what it watches.
 pub struct Watch {
-    watcher: RecommendedWatcher,
+    watcher: Box<dyn Watcher + Send>,
     root: PathBuf,
     /// Site folders with a live recursive watch.
     folders: BTreeSet<PathBuf>,
@@ -60,6 +80,11 @@ pub struct Watch {
     outside: BTreeSet<PathBuf>,
     /// The files symlinks in the site folders point to (canonical).
     targets: BTreeSet<PathBuf>,
+    /// The folders symlinks in the site folders point to (canonical, watched recursively).
+    linked: BTreeSet<PathBuf>,
+    /// Every file and folder of the site at the last refresh (a removal is waited for only
+    /// when it was one of these).
+    known: BTreeSet<PathBuf>,
 }
 
 impl Watch {
@@ -67,18 +92,28 @@ impl Watch {
     ///
     /// Errors: the watcher cannot start or the root cannot be watched (e.g. the inotify
     /// watch limit is reached).
-    pub fn new(root: &Path, on_event: impl Fn(notify::Result<Event>) + Send + 'static) -> notify::Result<Watch> {
-        let mut watcher = notify::recommended_watcher(on_event)?;
+    /// With `poll`, a [`notify::PollWatcher`] (every [`POLL_EVERY`]) rather than the
+    /// system's notifications.
+    pub fn new(root: &Path, poll: bool, on_event: impl Fn(notify::Result<Event>) + Send + 'static) -> notify::Result<Watch> {
+        let mut watcher: Box<dyn Watcher + Send> = if poll {
+            Box::new(notify::PollWatcher::new(on_event, poll_config())?)
+        } else {
+            Box::new(notify::recommended_watcher(on_event)?)
+        };
         watcher.watch(root, RecursiveMode::NonRecursive)?;
+        let none = BTreeSet::new;
         let mut w =
-            Watch { watcher, root: root.to_path_buf(), folders: BTreeSet::new(), outside: BTreeSet::new(), targets: BTreeSet::new() };
+            Watch { watcher, root: root.to_path_buf(), folders: none(), outside: none(), targets: none(), linked: none(), known: none() };
         w.refresh();
         Ok(w)
     }
 
-    /// Watch the site folders that exist and are not watched yet, and the folders of
-    /// symlink targets. Called before every build.
-    pub fn refresh(&mut self) {
+    /// Watch the site folders that exist and are not watched yet, the folders symlinks
+    /// point to or point into, and note every file of the site. Called before every build.
+    /// True when a folder is watched that was not before: what was written in it before
+    /// its watch began was never reported, so the build must be followed by another.
+    pub fn refresh(&mut self) -> bool {
+        let before = (self.folders.len(), self.linked.clone());
         for f in FOLDERS {
             let dir = self.root.join(f);
             if dir.is_dir() {
@@ -89,34 +124,59 @@ impl Watch {
                 let _ = self.watcher.unwatch(&dir);
             }
         }
-        let mut targets = BTreeSet::new();
+        let (targets, linked, known) = self.scan();
+        let folders = self.folders.clone();
+        let inside = |t: &Path| folders.iter().any(|f| t.starts_with(f));
+        // The root is watched already (and must never be unwatched).
+        let parents: BTreeSet<PathBuf> =
+            targets.iter().filter_map(|t| t.parent()).filter(|p| *p != self.root).map(Path::to_path_buf).collect();
+        let outside: BTreeSet<PathBuf> = linked.iter().filter(|d| !inside(d)).cloned().collect();
+        self.outside = self.rewatch(&self.outside.clone(), &parents, RecursiveMode::NonRecursive);
+        self.linked = self.rewatch(&self.linked.clone(), &outside, RecursiveMode::Recursive);
+        self.targets = targets.into_iter().filter(|t| !inside(t)).collect();
+        self.known = known;
+        self.folders.len() > before.0 || !self.linked.is_subset(&before.1)
+    }
+
+    /// Watch the folders of `want` not in `had`, stop watching those of `had` not in
+    /// `want`; returns the folders now watched.
+    fn rewatch(&mut self, had: &BTreeSet<PathBuf>, want: &BTreeSet<PathBuf>, mode: RecursiveMode) -> BTreeSet<PathBuf> {
+        for gone in had.difference(want) {
+            let _ = self.watcher.unwatch(gone);
+        }
+        let mut now: BTreeSet<PathBuf> = had.intersection(want).cloned().collect();
+        for new in want.difference(had) {
+            if self.watcher.watch(new, mode).is_ok() {
+                now.insert(new.clone());
+            }
+        }
+        now
+    }
+
+    /// Walk the site folders (links followed, hidden names skipped): (the files symlinks
+    /// point to, the folders symlinks point to, every file), all canonical but the last.
+    fn scan(&self) -> (BTreeSet<PathBuf>, BTreeSet<PathBuf>, BTreeSet<PathBuf>) {
+        let (mut targets, mut linked, mut known) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+        for f in ROOT_FILES {
+            known.insert(self.root.join(f));
+        }
         for dir in &self.folders {
-            for e in walkdir::WalkDir::new(dir).follow_links(false).into_iter().filter_map(Result::ok) {
+            let walk = walkdir::WalkDir::new(dir).follow_links(true).into_iter();
+            for e in walk.filter_entry(|e| e.depth() == 0 || !hidden_name(&e.file_name().to_string_lossy())).filter_map(Result::ok) {
+                known.insert(e.path().to_path_buf());
                 if !e.path_is_symlink() {
                     continue;
                 }
                 let Ok(target) = std::fs::canonicalize(e.path()) else { continue };
-                if target.is_file() && !self.folders.iter().any(|f| target.starts_with(f)) {
+                if target.is_file() {
+                    known.insert(target.clone());
                     targets.insert(target);
+                } else if target.is_dir() {
+                    linked.insert(target);
                 }
             }
         }
-        for t in &targets {
-            if let Some(parent) = t.parent() {
-                // The root is watched already (and must never be unwatched).
-                if parent != self.root && !self.outside.contains(parent) && self.watcher.watch(parent, RecursiveMode::NonRecursive).is_ok()
-                {
-                    self.outside.insert(parent.to_path_buf());
-                }
-            }
-        }
-        // Stop watching folders no symlink points into any more.
-        let still: BTreeSet<PathBuf> = targets.iter().filter_map(|t| t.parent().map(Path::to_path_buf)).collect();
-        for gone in self.outside.difference(&still).cloned().collect::<Vec<_>>() {
-            let _ = self.watcher.unwatch(&gone);
-            self.outside.remove(&gone);
-        }
-        self.targets = targets;
+        (targets, linked, known)
     }
 
     /// True when `path` is a source of the site: in a site folder or the configuration,
@@ -125,19 +185,35 @@ impl Watch {
         if self.targets.contains(path) {
             return true;
         }
+        let not_ignored = |rel: &Path| !rel.components().any(|c| ignored_name(&c.as_os_str().to_string_lossy()));
+        if let Some(rel) = self.linked.iter().find_map(|d| path.strip_prefix(d).ok()) {
+            return not_ignored(rel);
+        }
         if let Ok(rel) = path.strip_prefix(&self.root) {
             let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
             let Some(first) = parts.next() else { return false };
-            if first == CONFIG && rel.components().count() == 1 {
+            if ROOT_FILES.contains(&first.as_str()) && rel.components().count() == 1 {
                 return true;
             }
             if !FOLDERS.contains(&first.as_str()) {
                 return false;
             }
             // An editor's file anywhere on the way (a hidden folder included) is ignored.
-            return !rel.components().skip(1).any(|c| ignored_name(&c.as_os_str().to_string_lossy()));
+            let inner = rel.strip_prefix(&first).unwrap_or(rel);
+            return not_ignored(inner) && (first != "essays" || self.essay_source(path, inner));
         }
         false
+    }
+
+    /// True when `path` (`inner` below `essays/`) may be something the loader reads: an
+    /// essay's name, a folder (or a symlink) now, or something there at the last refresh.
+    /// A temporary file an editor renames over the essay (`x.md.tmp`, sed's `sedAb12Cd`,
+    /// VS Code's `x.md.vsctmp`) is none of these, so it triggers no build of its own.
+    fn essay_source(&self, path: &Path, inner: &Path) -> bool {
+        inner.as_os_str().is_empty()
+            || crate::content::essay_name(&inner.to_string_lossy())
+            || self.known.contains(path)
+            || std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() || m.file_type().is_symlink())
     }
 
     /// Look at one event: true when it calls for a rebuild. Notes removals in `pending`
@@ -170,6 +246,7 @@ impl Watch {
                 }
                 if matches!(ev.kind, EventKind::Remove(RemoveKind::File | RemoveKind::Any) | EventKind::Modify(ModifyKind::Name(_)))
                     && !p.exists()
+                    && self.known.contains(p)
                 {
                     pending.removed.insert(p.clone());
                 }
@@ -198,8 +275,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(d.path()).unwrap();
         std::fs::create_dir(root.join("essays")).unwrap();
-        let w = Watch::new(&root, |_| {}).unwrap();
-        for p in ["essays/a.md", "essays/sub/b.md", "templates/base.html", "static/style.css", "countersign.yaml", "essays"] {
+        let w = Watch::new(&root, false, |_| {}).unwrap();
+        for p in
+            ["essays/a.md", "essays/sub/b.md", "templates/base.html", "static/style.css", "countersign.yaml", "references.yaml", "essays"]
+        {
             assert!(w.relevant_path(&root.join(p)), "{p} should be relevant");
         }
         for p in [

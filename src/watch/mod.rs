@@ -68,6 +68,8 @@ pub struct Options {
     /// Host names answered besides the bound address and `localhost` (`--allow-host`; see
     /// [`http::Access`]).
     pub allowed_hosts: Vec<String>,
+    /// Poll the files for changes (`--poll`) instead of the system's notifications.
+    pub poll: bool,
 }
 
 /// One build as served: every file, plus the overlay when the build failed.
@@ -157,7 +159,6 @@ pub struct Builder {
     memory: Mutex<HashMap<String, Arc<Value>>>,
     memo: pipeline::Incremental,
     last_good: Option<Arc<Output>>,
-    generation: u64,
     failing: bool,
     cancelled: u64,
     color: bool,
@@ -185,7 +186,6 @@ impl Builder {
             memory: Mutex::new(HashMap::new()),
             memo: pipeline::Incremental::default(),
             last_good: None,
-            generation: 0,
             failing: false,
             cancelled: 0,
             color,
@@ -199,26 +199,25 @@ impl Builder {
     /// with their cancellation flags ([`State::cancel_unwanted`]). Returns `None` when a
     /// call was cancelled (nothing is published; calls that finished stay remembered). A
     /// build with an error serves the last good output under the overlay (before any good
-    /// build: what it rendered).
-    pub fn build(&mut self, state: &State) -> Option<Built> {
+    /// build: what it rendered). `generation` is the number the build is published as.
+    pub fn build(&mut self, state: &State, generation: u64) -> Option<Built> {
         let started = Instant::now();
         let opts = pipeline::RunOptions { root: self.root.clone(), use_cache: true, progress: pipeline::progress_allowed(), render: true };
         let on_plan = |plan: &pipeline::Plan, flags: &[Arc<AtomicBool>]| {
             state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).zip(flags.iter().cloned()).collect()))
         };
         let hooks = pipeline::Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: Some(&on_plan) };
-        let Some(run) = pipeline::run_with(&opts, hooks) else {
+        let Some(mut run) = pipeline::run_with(&opts, hooks) else {
             self.cancelled += 1;
             return None;
         };
-        self.generation += 1;
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let errors = run.diags.iter().filter(|d| d.is_error()).count();
         let warnings = run.diags.len() - errors;
         let ok = run.ok() && run.output.is_some();
         let mut error = None;
         let files = if ok {
-            let files = Arc::new(run.output.unwrap_or_default());
+            let files = Arc::new(run.output.take().unwrap_or_default());
             self.last_good = Some(files.clone());
             files
         } else {
@@ -227,7 +226,7 @@ impl Builder {
             diags.sort_by_key(|d| d.severity);
             error = Some(run.loaded.sources.render(&diags, false));
             match &self.last_good {
-                Some(f) => f.clone(),
+                Some(good) => under_overlay(&run, good).map_or_else(|| good.clone(), Arc::new),
                 // No good build yet: serve what this one rendered, under the overlay.
                 None => Arc::new(run.output.clone().unwrap_or_default()),
             }
@@ -237,11 +236,11 @@ impl Builder {
         let census = format!("census calls: {} ({} ran, {} from cache, {} in memory)", s.calls, s.ran, s.cached, s.remembered);
         let summary = if ok {
             let fixed = if self.failing { " — fixed" } else { "" };
-            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", self.generation, plural(run.loaded.essays.len(), "essay"))
+            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", generation, plural(run.loaded.essays.len(), "essay"))
         } else {
             format!(
                 "[{}] build failed in {ms:.0} ms: {}, {}; {}",
-                self.generation,
+                generation,
                 plural(errors, "error"),
                 plural(warnings, "warning"),
                 if self.last_good.is_some() { "still serving the last good pages under the error overlay" } else { "no good build yet" }
@@ -249,7 +248,7 @@ impl Builder {
         };
         self.failing = !ok;
         let status = json!({
-            "generation": self.generation,
+            "generation": generation,
             "ok": ok,
             "errors": errors,
             "warnings": warnings,
@@ -261,8 +260,33 @@ impl Builder {
             "ms": (ms * 10.0).round() / 10.0,
             "cancelled": self.cancelled,
         });
-        Some(Built { snapshot: Snapshot { generation: self.generation, files, error, status }, printed, summary })
+        Some(Built { snapshot: Snapshot { generation, files, error, status }, printed, summary })
     }
+}
+
+/// What a failed build serves under the overlay: every page it rendered, except that each
+/// essay with an error keeps its last good files (those under `slug/`, from `good`), so an
+/// edit to another essay is shown while one fails. `None` when an error is not an essay's
+/// (the configuration, a template, a static file): then the last good output is served whole.
+fn under_overlay(run: &pipeline::Run, good: &Output) -> Option<Output> {
+    let mut out = run.output.clone()?;
+    let mut failing = std::collections::BTreeSet::new();
+    for d in run.diags.iter().filter(|d| d.is_error()) {
+        let slug = match run.loaded.essays.iter().find(|e| e.file == d.file) {
+            Some(e) => e.slug.clone(),
+            // An essay that did not parse is not among the loaded ones.
+            None if d.file.starts_with("essays/") && crate::content::essay_name(&d.file) => {
+                crate::content::slug_of(std::path::Path::new(&d.file))
+            }
+            None => return None,
+        };
+        failing.insert(format!("{slug}/"));
+    }
+    for prefix in &failing {
+        out.files.retain(|path, _| !path.starts_with(prefix.as_str()));
+        out.files.extend(good.files.iter().filter(|(path, _)| path.starts_with(prefix.as_str())).map(|(p, b)| (p.clone(), b.clone())));
+    }
+    Some(out)
 }
 
 /// Stop the process on Ctrl-C (SIGINT) or SIGTERM, through `ctrlc` (its own thread).
@@ -286,8 +310,14 @@ fn open_browser(url: &str) {
     }
 }
 
-/// How long the file system must stay quiet before a rebuild starts.
-pub const QUIET: Duration = Duration::from_millis(40);
+/// How long after the last event a rebuild starts (a save's few events arrive within it).
+pub const DEBOUNCE: Duration = Duration::from_millis(2);
+/// How long the file system must stay quiet before a build is published: saves closer
+/// together than this make one rebuild. The build starts [`DEBOUNCE`] after an event and
+/// runs meanwhile; when another event arrives before it is published (while it runs, or
+/// while it waits for the quiet period to end), it is dropped — it may have read a file
+/// half written — and the next build reads the files again.
+pub const QUIET: Duration = Duration::from_millis(10);
 /// The longest a rebuild waits for a continuing burst of events.
 pub const MAX_WAIT: Duration = Duration::from_millis(1000);
 /// How long a file removed mid-save may stay missing before it counts as deleted.
@@ -328,8 +358,12 @@ pub fn main(opts: &Options) -> ExitCode {
 
     let (tx, rx) = mpsc::channel::<Msg>();
     let fs_tx = tx.clone();
-    let mut watch = match changes::Watch::new(&root, move |ev| {
-        let _ = fs_tx.send(Msg::Fs(ev));
+    let watch = match changes::Watch::new(&root, opts.poll, move |ev| {
+        // Reads never matter, and every build reads every source: drop them here, in the
+        // watcher's thread, rather than wake the loop dozens of times per build.
+        if !matches!(&ev, Ok(e) if e.kind.is_access()) {
+            let _ = fs_tx.send(Msg::Fs(ev));
+        }
     }) {
         Ok(w) => w,
         Err(e) => {
@@ -337,96 +371,220 @@ pub fn main(opts: &Options) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let spawn_build = |mut builder: Box<Builder>| {
-        let tx = tx.clone();
-        let state = state.clone();
+    let mut lp = Loop {
+        root: root.clone(),
+        state,
+        tx,
+        watch,
+        idle: None,
+        running: false,
+        touched: false,
+        dirty: false,
+        published: 0,
+        discarding: None,
+        waited_for_missing: 0,
+        last_event: None,
+        held: None,
+        dropped: Vec::new(),
+        opened: !opts.open,
+        url,
+    };
+    lp.spawn(Box::new(Builder::new(root, opts.color)));
+    lp.run(&rx);
+    ExitCode::SUCCESS
+}
+
+/// The watch loop's state: the builder (when idle), what happened while a build ran, and
+/// how many builds were published.
+struct Loop {
+    root: PathBuf,
+    state: Arc<State>,
+    tx: mpsc::Sender<Msg>,
+    watch: changes::Watch,
+    /// The builder, when no build is running.
+    idle: Option<Box<Builder>>,
+    /// A build is running.
+    running: bool,
+    /// A relevant event arrived since the running build started: its result is stale.
+    touched: bool,
+    /// The file system settled while a build was running: build again when it ends.
+    dirty: bool,
+    /// Builds published (the generation served).
+    published: u64,
+    /// Since when finished builds have been left unpublished because changes kept coming
+    /// (after [`MAX_WAIT`] the next one is published anyway).
+    discarding: Option<Instant>,
+    /// Settled windows that waited for a file missing mid-save (in the status).
+    waited_for_missing: u64,
+    /// When the latest relevant event arrived.
+    last_event: Option<Instant>,
+    /// A finished build waiting for the quiet period after the latest event to end.
+    held: Option<Built>,
+    /// What dropped builds did since the last publish (`parsed`, `checked`, `rendered`),
+    /// added to the next published status: its memory holds their work.
+    dropped: Vec<Value>,
+    opened: bool,
+    url: String,
+}
+
+impl Loop {
+    /// Start a build in a thread of its own (the file watches refreshed first).
+    fn spawn(&mut self, mut builder: Box<Builder>) {
+        // A folder watched only now may have changed unseen: build once more after this.
+        self.touched = self.watch.refresh();
+        self.running = true;
+        let (tx, state, generation) = (self.tx.clone(), self.state.clone(), self.published + 1);
         std::thread::spawn(move || {
-            let built = builder.build(&state);
+            let built = builder.build(&state, generation);
             state.set_running(None);
             let _ = tx.send(Msg::Done(builder, built));
         });
-    };
-    spawn_build(Box::new(Builder::new(root.clone(), opts.color)));
-    // The builder, when no build is running.
-    let mut idle: Option<Box<Builder>> = None;
-    // Changes arrived while a build was running: build again when it ends.
-    let mut dirty = false;
-    let mut opened = !opts.open;
-    // Debouncing: (first relevant event, quiet until) while events keep coming.
-    let mut settling: Option<(Instant, Instant)> = None;
-    let mut pending = changes::Pending::default();
-    // Since when a removed file has been waited for.
-    let mut grace: Option<Instant> = None;
-    loop {
-        let step = match settling {
-            None => rx.recv().map(Step::Msg).unwrap_or(Step::Closed),
-            Some((first, quiet)) => {
-                let until = quiet.min(first + MAX_WAIT);
-                let now = Instant::now();
-                if now >= until {
-                    Step::Settled
-                } else {
-                    match rx.recv_timeout(until - now) {
-                        Ok(m) => Step::Msg(m),
-                        Err(mpsc::RecvTimeoutError::Timeout) => Step::Settled,
-                        Err(mpsc::RecvTimeoutError::Disconnected) => Step::Closed,
-                    }
-                }
-            }
+    }
+
+    /// Wait for the next message, the end of the debounce window, or the end of the quiet
+    /// period a finished build waits for.
+    fn step(&self, rx: &mpsc::Receiver<Msg>, settling: Option<(Instant, Instant)>) -> Step {
+        let settle = settling.map(|(first, quiet)| (quiet.min(first + MAX_WAIT), Step::Settled));
+        let publish = self.held.as_ref().map(|_| (self.last_event.map_or_else(Instant::now, |t| t + QUIET), Step::Publish));
+        let next = match (settle, publish) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
         };
-        match step {
-            Step::Closed => break,
-            Step::Msg(Msg::Fs(ev)) => {
-                if watch.note(&ev, &mut pending) {
-                    let now = Instant::now();
-                    settling = Some((settling.map_or(now, |(first, _)| first), now + QUIET));
-                }
-            }
-            Step::Settled => {
-                settling = None;
-                if pending.missing() && grace.get_or_insert_with(Instant::now).elapsed() < MISSING_GRACE {
-                    // A file removed mid-save: look again shortly (events still count).
-                    let now = Instant::now();
-                    settling = Some((now, now + Duration::from_millis(5)));
-                    continue;
-                }
-                grace = None;
-                pending = changes::Pending::default();
-                match idle.take() {
-                    Some(builder) => {
-                        watch.refresh();
-                        spawn_build(builder);
+        let Some((until, step)) = next else { return rx.recv().map(Step::Msg).unwrap_or(Step::Closed) };
+        let now = Instant::now();
+        if now >= until {
+            return step;
+        }
+        match rx.recv_timeout(until - now) {
+            Ok(m) => Step::Msg(m),
+            Err(mpsc::RecvTimeoutError::Timeout) => step,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Step::Closed,
+        }
+    }
+
+    /// A relevant event: the running build, or the one waiting to be published, is stale
+    /// (unless changes have kept builds from publishing for [`MAX_WAIT`] already).
+    fn touch(&mut self) {
+        let now = Instant::now();
+        self.last_event = Some(now);
+        self.touched |= self.running;
+        if self.held.is_some() && self.discarding.get_or_insert(now).elapsed() < MAX_WAIT {
+            self.dropped.extend(self.held.take().map(|b| b.snapshot.status));
+        }
+    }
+
+    /// Serve a finished build.
+    fn publish(&mut self, mut built: Built) {
+        self.published += 1;
+        self.discarding = None;
+        built.snapshot.status["waited_for_missing"] = self.waited_for_missing.into();
+        for old in std::mem::take(&mut self.dropped) {
+            add_work(&mut built.snapshot.status, &old);
+        }
+        self.state.publish(built.snapshot);
+        eprint!("{}", built.printed);
+        eprintln!("{}", built.summary);
+    }
+
+    /// Rebuild on every settled burst of changes until the channel closes.
+    fn run(&mut self, rx: &mpsc::Receiver<Msg>) {
+        // Debouncing: (first relevant event, quiet until) while events keep coming.
+        let mut settling: Option<(Instant, Instant)> = None;
+        let mut pending = changes::Pending::default();
+        // Since when a removed file has been waited for.
+        let mut grace: Option<Instant> = None;
+        loop {
+            match self.step(rx, settling) {
+                Step::Closed => break,
+                Step::Publish => {
+                    if let Some(built) = self.held.take() {
+                        self.publish(built);
                     }
-                    None => {
-                        dirty = true;
-                        cancel_stale(&root, &state);
+                }
+                Step::Msg(Msg::Fs(ev)) => {
+                    if self.watch.note(&ev, &mut pending) {
+                        let now = Instant::now();
+                        settling = Some((settling.map_or(now, |(first, _)| first), now + DEBOUNCE));
+                        self.touch();
                     }
                 }
-            }
-            Step::Msg(Msg::Done(builder, built)) => {
-                match built {
-                    Some(built) => {
-                        state.publish(built.snapshot);
-                        eprint!("{}", built.printed);
-                        eprintln!("{}", built.summary);
+                Step::Settled => {
+                    settling = None;
+                    if pending.missing() {
+                        let since = *grace.get_or_insert_with(|| {
+                            self.waited_for_missing += 1;
+                            Instant::now()
+                        });
+                        if since.elapsed() < MISSING_GRACE {
+                            // A file removed mid-save: look again shortly (events still count).
+                            let now = Instant::now();
+                            settling = Some((now, now + Duration::from_millis(5)));
+                            continue;
+                        }
                     }
-                    None => eprintln!("build cancelled: a census it was running is no longer asked for"),
+                    grace = None;
+                    pending = changes::Pending::default();
+                    self.settled();
                 }
-                if !opened {
-                    opened = true;
-                    open_browser(&url);
-                }
-                if dirty {
-                    dirty = false;
-                    watch.refresh();
-                    spawn_build(builder);
-                } else {
-                    idle = Some(builder);
-                }
+                Step::Msg(Msg::Done(builder, built)) => self.done(builder, built, settling.is_some()),
             }
         }
     }
-    ExitCode::SUCCESS
+
+    /// The file system settled: build now, or once the running build ends.
+    fn settled(&mut self) {
+        match self.idle.take() {
+            Some(builder) => self.spawn(builder),
+            None => {
+                self.dirty = true;
+                cancel_stale(&self.root, &self.state);
+            }
+        }
+    }
+
+    /// A build ended (`None`: cancelled). It is dropped when changes arrived while it ran
+    /// (it may have read a file mid-write; the next build reads it again), unless changes
+    /// have kept builds from publishing for [`MAX_WAIT`] already; else published once
+    /// [`QUIET`] has passed since the latest event.
+    fn done(&mut self, builder: Box<Builder>, built: Option<Built>, settling: bool) {
+        self.running = false;
+        let stale = self.touched && self.discarding.get_or_insert_with(Instant::now).elapsed() < MAX_WAIT;
+        match built {
+            Some(built) if !stale => {
+                if self.last_event.is_some_and(|t| t.elapsed() < QUIET) {
+                    self.held = Some(built);
+                } else {
+                    self.publish(built);
+                }
+            }
+            Some(built) => self.dropped.push(built.snapshot.status),
+            None => eprintln!("build cancelled: a census it was running is no longer asked for"),
+        }
+        if !self.opened {
+            self.opened = true;
+            open_browser(&self.url);
+        }
+        if self.dirty || (stale && !settling) {
+            self.dirty = false;
+            self.spawn(builder);
+        } else {
+            self.idle = Some(builder);
+        }
+    }
+}
+
+/// Add the work counts of a dropped build's status (`parsed`, `checked`, each of
+/// `rendered`) to `status`.
+fn add_work(status: &mut Value, dropped: &Value) {
+    let add = |to: &mut Value, from: &Value| *to = (to.as_u64().unwrap_or(0) + from.as_u64().unwrap_or(0)).into();
+    for key in ["parsed", "checked"] {
+        add(&mut status[key], &dropped[key]);
+    }
+    if let Some(kinds) = dropped["rendered"].as_object() {
+        for (kind, n) in kinds {
+            add(&mut status["rendered"][kind], n);
+        }
+    }
 }
 
 /// Messages to the watch loop.
@@ -439,8 +597,11 @@ enum Msg {
 
 enum Step {
     Msg(Msg),
-    /// The file system has been quiet for `QUIET` (or events kept coming for `MAX_WAIT`).
+    /// The file system has been quiet for [`DEBOUNCE`] (or events kept coming for
+    /// [`MAX_WAIT`]).
     Settled,
+    /// The quiet period after the latest event has ended: publish the build held.
+    Publish,
     Closed,
 }
 
