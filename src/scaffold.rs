@@ -27,7 +27,6 @@ pub fn files(title: &str) -> Vec<(&'static str, String)> {
         ("essays/first-essay.md", format!("{ESSAY}{SITE_CENSUS_SECTION}")),
         ("censuses/subtraction.grundy.yaml", SITE_CENSUS_DECLARATION.to_string()),
         ("censuses/subtraction.py", SITE_CENSUS_SCRIPT.to_string()),
-        ("essays/first-essay.md", ESSAY.to_string()),
         ("essays/first-essay/strip.svg", STRIP_SVG.to_string()),
         ("essays/second-essay.md", SECOND.to_string()),
         ("references.yaml", REFERENCES.to_string()),

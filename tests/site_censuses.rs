@@ -156,7 +156,7 @@ fn countersign_new_makes_a_site_whose_python_census_builds_from_scratch() {
     let out = d.path().join("public");
     let (code, _, err) = countersign(&site, &["build", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("(2 ran, 0 from cache)"), "the built-in and the Python census both ran: {err}");
+    assert!(err.contains("(4 ran, 0 from cache)"), "the three built-in calls and the Python census ran: {err}");
     let page = std::fs::read_to_string(out.join("first-essay/index.html")).unwrap();
     assert!(page.contains("calls-subtraction"), "the site census's claims link to its call");
     let (code, _, err) = countersign(&site, &["check", "--strict", "--verify"]);

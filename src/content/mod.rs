@@ -115,10 +115,30 @@ pub fn slug_of(path: &FsPath) -> String {
 }
 
 /// True for a hidden file or folder name (it starts with `.`). Everything below a site
-/// folder with a hidden name on its way is skipped by the loader and ignored by watch mode:
-/// one rule for both (README, "Which files are read").
+/// folder with a hidden name on its way is skipped by the loader and ignored by watch mode
+/// (but see [`skipped_name`] for `static/`): one rule for both (README, "Which files are read").
 pub fn hidden_name(name: &str) -> bool {
     name.starts_with('.')
+}
+
+/// True for a file an editor writes beside the one being saved: vim's swap files
+/// (`.x.swp`, `.swo`, `.swx`, `.swpx`) and its write test `4913`, backups ending in `~`,
+/// emacs's `.#x` locks and `#x#` autosaves.
+pub fn editor_file_name(name: &str) -> bool {
+    name.is_empty()
+        || name.starts_with(".#")
+        || name.ends_with('~')
+        || name == "4913"
+        || (name.len() > 1 && name.starts_with('#') && name.ends_with('#'))
+        || [".swp", ".swo", ".swx", ".swpx"].iter().any(|s| name.ends_with(s))
+}
+
+/// True when a file or folder `name` anywhere below the site folder `folder` (`essays`,
+/// `templates`, `static`, `censuses`) is skipped by the loader and ignored by watch mode:
+/// an editor's file ([`editor_file_name`]) everywhere, and a hidden name everywhere but in
+/// `static/`, whose hidden files (`.well-known/`, `.nojekyll`) are published as they are.
+pub fn skipped_name(folder: &str, name: &str) -> bool {
+    editor_file_name(name) || (folder != "static" && hidden_name(name))
 }
 
 /// True for an essay's file name: it ends with `.md` in any case (`x.md`, `E.MD`).

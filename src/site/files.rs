@@ -94,9 +94,10 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
     if !dir.is_dir() {
         return found;
     }
-    // Hidden names are skipped, as in essays/ (see `content::hidden_name`).
+    // Editors' files are skipped, and hidden names but in static/ (`content::skipped_name`).
+    let skipped = |name: &std::ffi::OsStr| crate::content::skipped_name(folder, &name.to_string_lossy());
     let walk = walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name().into_iter();
-    for e in walk.filter_entry(|e| e.depth() == 0 || !crate::content::hidden_name(&e.file_name().to_string_lossy())) {
+    for e in walk.filter_entry(|e| e.depth() == 0 || !skipped(e.file_name())) {
         match e {
             Ok(e) if e.file_type().is_file() => {
                 let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
@@ -108,9 +109,39 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
                 }
             }
             Ok(_) => {}
-            Err(err) if err.path().is_some_and(|p| crate::content::hidden_path(p.strip_prefix(&dir).unwrap_or(p))) => {}
+            Err(err) if err.path().is_some_and(|p| p.strip_prefix(&dir).unwrap_or(p).iter().any(skipped)) => {}
             Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, folder, 0..0, format!("cannot read {folder}/: {err}"))),
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `static/` is published as it is, hidden files included (`.well-known/`, `.nojekyll`),
+    /// but never an editor's file; in `templates/` a hidden name is skipped, as in `essays/`.
+    #[test]
+    fn hidden_static_files_are_published_and_editors_files_are_not() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |p: &str| {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        };
+        for p in ["static/.well-known/security.txt", "static/.nojekyll", "static/a.css", "static/.a.css.swp", "static/.#a.css", "static/a.css~"] {
+            write(p);
+        }
+        for p in ["templates/.old/index.html", "templates/.x.html", "templates/page.html"] {
+            write(p);
+        }
+        let (files, diags) = load(d.path());
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(),
+            [".nojekyll", ".well-known/security.txt", "a.css"]
+        );
+        assert_eq!(files.own_templates.iter().map(String::as_str).collect::<Vec<_>>(), ["page.html"]);
+    }
 }

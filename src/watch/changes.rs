@@ -36,14 +36,10 @@ pub const ROOT_FILES: [&str; 2] = [CONFIG, crate::render::bib::FILE];
 /// How often the polling watcher (`--poll`) looks at every watched file.
 pub const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// True for files editors write beside the one being saved, and other hidden files.
+/// True for files editors write beside the one being saved, and other hidden files (below
+/// `static/` only the editors' files: [`crate::content::skipped_name`]).
 pub fn ignored_name(name: &str) -> bool {
-    name.is_empty()
-        || hidden_name(name)
-        || name.ends_with('~')
-        || name == "4913"
-        || (name.starts_with('#') && name.ends_with('#'))
-        || [".swp", ".swo", ".swx", ".swpx"].iter().any(|s| name.ends_with(s))
+    hidden_name(name) || crate::content::editor_file_name(name)
 }
 
 /// Sources seen removed (or renamed away) during one debounce window.
@@ -162,7 +158,9 @@ impl Watch {
         }
         for dir in &self.folders {
             let walk = walkdir::WalkDir::new(dir).follow_links(true).into_iter();
-            for e in walk.filter_entry(|e| e.depth() == 0 || !hidden_name(&e.file_name().to_string_lossy())).filter_map(Result::ok) {
+            let folder = dir.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            let skipped = |e: &walkdir::DirEntry| e.depth() > 0 && crate::content::skipped_name(&folder, &e.file_name().to_string_lossy());
+            for e in walk.filter_entry(|e| !skipped(e)).filter_map(Result::ok) {
                 known.insert(e.path().to_path_buf());
                 if !e.path_is_symlink() {
                     continue;
@@ -200,7 +198,8 @@ impl Watch {
             }
             // An editor's file anywhere on the way (a hidden folder included) is ignored.
             let inner = rel.strip_prefix(&first).unwrap_or(rel);
-            return not_ignored(inner) && (first != "essays" || self.essay_source(path, inner));
+            let kept = inner.components().all(|c| !crate::content::skipped_name(&first, &c.as_os_str().to_string_lossy()));
+            return kept && (first != "essays" || self.essay_source(path, inner));
         }
         false
     }
@@ -277,7 +276,7 @@ mod tests {
         std::fs::create_dir(root.join("essays")).unwrap();
         let w = Watch::new(&root, false, |_| {}).unwrap();
         for p in
-            ["essays/a.md", "essays/sub/b.md", "templates/base.html", "static/style.css", "countersign.yaml", "references.yaml", "essays"]
+            ["essays/a.md", "essays/sub/b.md", "templates/base.html", "static/style.css", "static/.well-known/security.txt", "static/.nojekyll", "countersign.yaml", "references.yaml", "essays"]
         {
             assert!(w.relevant_path(&root.join(p)), "{p} should be relevant");
         }
@@ -290,6 +289,9 @@ mod tests {
             "essays/a.md~",
             "essays/4913",
             "essays/.hidden/a.md",
+            "templates/.old/base.html",
+            "static/.style.css.swp",
+            "static/.#style.css",
             "sub/countersign.yaml",
         ] {
             assert!(!w.relevant_path(&root.join(p)), "{p} should be ignored");
