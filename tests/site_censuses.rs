@@ -214,6 +214,7 @@ fn watch_cancels_a_stale_site_census_by_ending_its_process_group() {
 }
 
 /// Kills the watch process when dropped, even when an assertion fails first.
+#[cfg(unix)]
 fn scopeguard(child: std::process::Child) -> impl Drop {
     struct Guard(std::process::Child);
     impl Drop for Guard {

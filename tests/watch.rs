@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::*;
 
@@ -122,6 +122,7 @@ fn an_essay_added_then_deleted_appears_and_goes() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_renamed_essay_moves_and_a_symlinked_essay_is_watched() {
     let s = start();
     let g = s.generation();
@@ -214,6 +215,7 @@ fn built_sites_never_ship_the_reload_script() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_busy_port_is_named_and_ctrl_c_stops_cleanly() {
     let mut s = start();
     let port = s.addr.rsplit(':').next().unwrap().to_string();
@@ -222,7 +224,7 @@ fn a_busy_port_is_named_and_ctrl_c_stops_cleanly() {
     let err = String::from_utf8_lossy(&other.stderr);
     assert!(err.contains(&format!("port {port}")) && err.contains("already in use"), "{err}");
     rustix::process::kill_process(rustix::process::Pid::from_child(&s.child), rustix::process::Signal::INT).unwrap();
-    let start = Instant::now();
+    let start = std::time::Instant::now();
     loop {
         if let Some(status) = s.child.try_wait().unwrap() {
             assert!(status.success(), "Ctrl-C: {status:?}");

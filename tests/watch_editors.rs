@@ -19,6 +19,7 @@ use common::*;
 const SECOND: &str = "---\ntitle: A second essay\n---\n\nA paragraph about quince.\n";
 
 #[test]
+#[cfg(unix)]
 fn an_emacs_lock_file_never_fails_a_build_and_an_error_clears_with_its_cause() {
     let s = start();
     // Emacs's lock: a symlink named .#small.md pointing at user@host.pid (which never exists).
@@ -51,6 +52,7 @@ fn every_file_the_loader_reads_is_watched() {
 }
 
 #[test]
+#[cfg(unix)]
 fn a_symlinked_folder_added_while_serving_is_watched() {
     let s = start();
     let elsewhere = tempfile::tempdir().unwrap();
