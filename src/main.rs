@@ -214,7 +214,9 @@ fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) 
         Some(v) if v == "renames" => countersign::site::output::Publish::Renames,
         _ => countersign::site::output::Publish::Exchange,
     };
-    if let Err(e) = countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock, publish) {
+    if let Err(e) =
+        countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock, publish)
+    {
         err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
         return ExitCode::from(1);
     }

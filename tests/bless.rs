@@ -80,7 +80,10 @@ left {{ g.move_test.moves − g.move_test.struck = eleven }}, rules {{ len(g.mov
     ] {
         assert!(text.contains(want), "{want} not in\n{text}");
     }
-    assert_eq!(text.len() as isize - essay.len() as isize, "twelve".len() as isize - "eleven".len() as isize + ("61.3".len() as isize - "60.0".len() as isize));
+    assert_eq!(
+        text.len() as isize - essay.len() as isize,
+        "twelve".len() as isize - "eleven".len() as isize + ("61.3".len() as isize - "60.0".len() as isize)
+    );
     let (code, _, err) = countersign(root, &["check", "--no-cache"]);
     assert_eq!(code, 0, "{err}");
 }

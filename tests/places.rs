@@ -65,7 +65,10 @@ fn what_an_author_writes_reaches_the_page() {
     assert!(caption.contains("<em>Struck</em> moves, <math"), "{caption}");
     // The claim, then its certificate (census, path, value), closes the caption.
     assert!(caption.contains(">14</a><span class=\"certificate\""), "{caption}");
-    assert!(caption.contains("<code>g.positions</code></span> <span class=\"cert-value\">value <b>14</b></span></span></span></figcaption>"), "{caption}");
+    assert!(
+        caption.contains("<code>g.positions</code></span> <span class=\"cert-value\">value <b>14</b></span></span></span></figcaption>"),
+        "{caption}"
+    );
     let svg = std::fs::read_to_string(out.join("a/fig-f.svg")).unwrap();
     assert!(svg.contains(">Struck moves, x_1, of 14</title>"), "{svg}");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();

@@ -14,7 +14,8 @@ pub fn text_of(html: &str) -> String {
         let after = &rest[a..];
         // A claim's certificate (a tooltip) is not the essay's text; it holds no element
         // of its own kind, so its first `</span></span></span>` closes it.
-        let certificate = after.starts_with("<span class=\"certificate\"").then(|| after.find("</span></span></span>").map(|e| e + 21)).flatten();
+        let certificate =
+            after.starts_with("<span class=\"certificate\"").then(|| after.find("</span></span></span>").map(|e| e + 21)).flatten();
         let skip_to = certificate.or_else(|| {
             ["<math", "<svg"].iter().find(|t| after.starts_with(**t)).and_then(|t| {
                 let close = format!("</{}>", &t[1..]);

@@ -130,7 +130,9 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, "x").unwrap();
         };
-        for p in ["static/.well-known/security.txt", "static/.nojekyll", "static/a.css", "static/.a.css.swp", "static/.#a.css", "static/a.css~"] {
+        for p in
+            ["static/.well-known/security.txt", "static/.nojekyll", "static/a.css", "static/.a.css.swp", "static/.#a.css", "static/a.css~"]
+        {
             write(p);
         }
         for p in ["templates/.old/index.html", "templates/.x.html", "templates/page.html"] {
@@ -138,10 +140,7 @@ mod tests {
         }
         let (files, diags) = load(d.path());
         assert!(diags.is_empty(), "{diags:?}");
-        assert_eq!(
-            files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(),
-            [".nojekyll", ".well-known/security.txt", "a.css"]
-        );
+        assert_eq!(files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(), [".nojekyll", ".well-known/security.txt", "a.css"]);
         assert_eq!(files.own_templates.iter().map(String::as_str).collect::<Vec<_>>(), ["page.html"]);
     }
 }

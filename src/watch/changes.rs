@@ -275,9 +275,17 @@ mod tests {
         let root = std::fs::canonicalize(d.path()).unwrap();
         std::fs::create_dir(root.join("essays")).unwrap();
         let w = Watch::new(&root, false, |_| {}).unwrap();
-        for p in
-            ["essays/a.md", "essays/sub/b.md", "templates/base.html", "static/style.css", "static/.well-known/security.txt", "static/.nojekyll", "countersign.yaml", "references.yaml", "essays"]
-        {
+        for p in [
+            "essays/a.md",
+            "essays/sub/b.md",
+            "templates/base.html",
+            "static/style.css",
+            "static/.well-known/security.txt",
+            "static/.nojekyll",
+            "countersign.yaml",
+            "references.yaml",
+            "essays",
+        ] {
             assert!(w.relevant_path(&root.join(p)), "{p} should be relevant");
         }
         for p in [
