@@ -42,6 +42,12 @@ pub fn ignored_name(name: &str) -> bool {
     hidden_name(name) || crate::content::editor_file_name(name)
 }
 
+/// True for a file name an essay may show as an image (`![alt](fig.png)`), by its extension.
+fn image_name(inner: &Path) -> bool {
+    const IMAGES: [&str; 9] = ["png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "bmp", "ico"];
+    inner.extension().is_some_and(|e| IMAGES.iter().any(|i| e.eq_ignore_ascii_case(i)))
+}
+
 /// Sources seen removed (or renamed away) during one debounce window.
 #[derive(Default, Debug)]
 pub struct Pending {
@@ -205,12 +211,14 @@ impl Watch {
     }
 
     /// True when `path` (`inner` below `essays/`) may be something the loader reads: an
-    /// essay's name, a folder (or a symlink) now, or something there at the last refresh.
+    /// essay's name, an image's (an essay may show it: a missing image, once added, must
+    /// rebuild), a folder (or a symlink) now, or something there at the last refresh.
     /// A temporary file an editor renames over the essay (`x.md.tmp`, sed's `sedAb12Cd`,
     /// VS Code's `x.md.vsctmp`) is none of these, so it triggers no build of its own.
     fn essay_source(&self, path: &Path, inner: &Path) -> bool {
         inner.as_os_str().is_empty()
             || crate::content::essay_name(&inner.to_string_lossy())
+            || image_name(inner)
             || self.known.contains(path)
             || std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() || m.file_type().is_symlink())
     }
@@ -266,6 +274,20 @@ mod tests {
         }
         for n in ["small.md", "base.html", "style.css", "countersign.yaml", "49130"] {
             assert!(!ignored_name(n), "{n:?} should count");
+        }
+    }
+
+    #[test]
+    fn an_image_added_beside_an_essay_is_relevant_and_a_temporary_file_is_not() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir(root.join("essays")).unwrap();
+        let w = Watch::new(&root, false, |_| {}).unwrap();
+        for p in ["essays/e/strip.svg", "essays/fig.PNG", "essays/a/b.jpeg", "essays/x.webp"] {
+            assert!(w.relevant_path(&root.join(p)), "{p} should be relevant");
+        }
+        for p in ["essays/x.md.tmp", "essays/sedAb12Cd", "essays/x.md.vsctmp", "essays/notes.txt"] {
+            assert!(!w.relevant_path(&root.join(p)), "{p} should be ignored");
         }
     }
 
