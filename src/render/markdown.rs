@@ -759,27 +759,7 @@ fn heading_ids<'a>(items: Stream<'a>, essay: &Essay, claim_text: &[String]) -> (
 /// references (↩, ↩², …). The ids avoid the headings' ids (`fn-1` becomes `fn-1-1` on a
 /// page with a heading `fn-1`). A reference with no note is left as its text by the parser.
 fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
-    let mut labels: Vec<CowStr<'a>> = Vec::new();
-    let mut refs: Vec<usize> = Vec::new();
-    let number = |labels: &mut Vec<CowStr<'a>>, refs: &mut Vec<usize>, l: &CowStr<'a>| match labels.iter().position(|x| x == l) {
-        Some(i) => i,
-        None => {
-            labels.push(l.clone());
-            refs.push(0);
-            labels.len() - 1
-        }
-    };
-    for (item, _) in &items {
-        if let Item::Md(Event::FootnoteReference(l)) = item {
-            let i = number(&mut labels, &mut refs, l);
-            refs[i] += 1;
-        }
-    }
-    for (item, _) in &items {
-        if let Item::Md(Event::Start(Tag::FootnoteDefinition(l))) = item {
-            number(&mut labels, &mut refs, l);
-        }
-    }
+    let (mut labels, mut refs) = footnote_labels(&items);
     if labels.is_empty() {
         return items;
     }
@@ -797,7 +777,7 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
     for (item, range) in items {
         match item {
             Item::Md(Event::FootnoteReference(l)) => {
-                let i = number(&mut labels, &mut refs, &l);
+                let i = footnote_number(&mut labels, &mut refs, &l);
                 let id = &ref_ids[i][seen[i]];
                 seen[i] += 1;
                 let html = format!(
@@ -813,26 +793,14 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
                 target.push((Item::Md(Event::InlineHtml(CowStr::from(html))), range));
             }
             Item::Md(Event::Start(Tag::FootnoteDefinition(l))) if open.is_none() => {
-                let i = number(&mut labels, &mut refs, &l);
+                let i = footnote_number(&mut labels, &mut refs, &l);
                 open = Some(i);
                 let html = format!("<li class=\"footnote-definition\" id=\"{}\" value=\"{}\">", escape(&note_ids[i]), i + 1);
                 notes[i].push((Item::Md(Event::Html(CowStr::from(html))), range));
             }
             Item::Md(Event::End(TagEnd::FootnoteDefinition)) if open.is_some() => {
                 let i = open.take().unwrap_or_default();
-                let back: Vec<String> = ref_ids[i]
-                    .iter()
-                    .enumerate()
-                    .map(|(k, id)| {
-                        let mark = if k == 0 { String::new() } else { (k + 1).to_string() };
-                        format!(
-                            "<a class=\"footnote-backref\" href=\"#{}\" aria-label=\"Back to reference {}\">↩{mark}</a>",
-                            escape(id),
-                            k + 1
-                        )
-                    })
-                    .collect();
-                notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{}</li>\n", back.join(" "))))), range));
+                notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{}</li>\n", backlinks(&ref_ids[i]))))), range));
             }
             item => match open {
                 Some(n) => notes[n].push((item, range)),
@@ -844,6 +812,49 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
     out.extend(notes.into_iter().flatten());
     out.push((Item::Md(Event::Html(CowStr::from("</ol></section>\n"))), 0..0));
     out
+}
+
+/// The footnotes' labels in the order of their numbers (first referred to, then the
+/// unreferred in the order written), and how often each is referred to.
+fn footnote_labels<'a>(items: &Stream<'a>) -> (Vec<CowStr<'a>>, Vec<usize>) {
+    let (mut labels, mut refs) = (Vec::new(), Vec::new());
+    for (item, _) in items {
+        if let Item::Md(Event::FootnoteReference(l)) = item {
+            let i = footnote_number(&mut labels, &mut refs, l);
+            refs[i] += 1;
+        }
+    }
+    for (item, _) in items {
+        if let Item::Md(Event::Start(Tag::FootnoteDefinition(l))) = item {
+            footnote_number(&mut labels, &mut refs, l);
+        }
+    }
+    (labels, refs)
+}
+
+/// The index of footnote `l` in `labels`, added (with no reference yet) when new.
+fn footnote_number<'a>(labels: &mut Vec<CowStr<'a>>, refs: &mut Vec<usize>, l: &CowStr<'a>) -> usize {
+    match labels.iter().position(|x| x == l) {
+        Some(i) => i,
+        None => {
+            labels.push(l.clone());
+            refs.push(0);
+            labels.len() - 1
+        }
+    }
+}
+
+/// The links back from a note to each of its references, by their ids: ↩, ↩2, ….
+fn backlinks(ref_ids: &[String]) -> String {
+    let links: Vec<String> = ref_ids
+        .iter()
+        .enumerate()
+        .map(|(k, id)| {
+            let mark = if k == 0 { String::new() } else { (k + 1).to_string() };
+            format!("<a class=\"footnote-backref\" href=\"#{}\" aria-label=\"Back to reference {}\">↩{mark}</a>", escape(id), k + 1)
+        })
+        .collect();
+    links.join(" ")
 }
 
 /// The HTML of `items` and where each mark falls in it. A claim reads as its link
