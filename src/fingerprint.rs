@@ -35,9 +35,10 @@ pub fn of_sources_in(table: &[(&str, &str)], sources: &[&str]) -> String {
     h.finalize().to_hex().to_string()
 }
 
-#[cfg(test)]
+/// CRLF read as LF, shared with `build.rs` (its `collect` runs there and in the tests).
 #[path = "source_hashes.rs"]
-mod source_hashes;
+#[allow(dead_code)]
+pub(crate) mod source_hashes;
 
 #[cfg(test)]
 mod tests {

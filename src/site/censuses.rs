@@ -292,12 +292,7 @@ fn fingerprint(root: &Path, command: &[String], files: &[String]) -> Result<Stri
     for f in files {
         let bytes =
             crate::source::read_source(&root.join(f), crate::source::TEXT_LIMIT * 16).map_err(|e| format!("cannot read {f}: {e}"))?;
-        let mut lf = Vec::with_capacity(bytes.len());
-        for (i, &b) in bytes.iter().enumerate() {
-            if !(b == b'\r' && bytes.get(i + 1) == Some(&b'\n')) {
-                lf.push(b);
-            }
-        }
+        let lf = crate::fingerprint::source_hashes::lf_only(&bytes);
         h.update(f.as_bytes());
         h.update(b"\0");
         h.update(blake3::hash(&lf).to_hex().as_bytes());
