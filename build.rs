@@ -1,34 +1,31 @@
-//! Fingerprints each source module a census can depend on, so that the results cache is
-//! invalidated by a change to a census's own solver and by nothing else.
+//! The binary's build script: the commit it was built from, for `countersign --version`
+//! (as ripgrep does), so a bug report or a CI log names the exact source.
 //!
-//! Writes `$OUT_DIR/fingerprints.rs`: a sorted table of (path relative to `src/`,
-//! blake3 hex digest of the file's bytes, line endings read as LF) for every `.rs` file
-//! under `src/games` and `src/census`. A checkout with CRLF line endings (git's
-//! `core.autocrlf` on Windows) gets the same fingerprints, so the same cache keys and the
-//! same `results.json`, as an LF one.
+//! Sets `COUNTERSIGN_LONG_VERSION` to the version and `git rev-parse --short=10 HEAD`
+//! ("0.1.0 (rev 1517138abc)") when the source is a git checkout with git installed, to the
+//! version alone otherwise (a packaged crate, a tarball). The census fingerprints are
+//! made by `crates/census/build.rs`.
 
 use std::path::Path;
-
-#[path = "src/source_hashes.rs"]
-mod source_hashes;
-use source_hashes::collect;
+use std::process::Command;
 
 fn main() {
-    let src = Path::new("src");
-    let mut files = Vec::new();
-    for sub in ["games", "census"] {
-        println!("cargo:rerun-if-changed=src/{sub}");
-        collect(&src.join(sub), src, &mut files);
+    println!("cargo::rerun-if-changed=build.rs");
+    // A new commit or a switched branch changes HEAD or the ref it names.
+    if Path::new(".git/HEAD").exists() {
+        println!("cargo::rerun-if-changed=.git/HEAD");
+        if let Ok(head) = std::fs::read_to_string(".git/HEAD") {
+            if let Some(r) = head.strip_prefix("ref: ") {
+                println!("cargo::rerun-if-changed=.git/{}", r.trim());
+            }
+        }
     }
-    files.sort();
-    let mut code = String::from(
-        "/// (path under src/, blake3 of its bytes) for every game and census module.\n\
-         pub static SOURCE_HASHES: &[(&str, &str)] = &[\n",
-    );
-    for (path, hash) in &files {
-        code.push_str(&format!("    ({path:?}, {hash:?}),\n"));
-    }
-    code.push_str("];\n");
-    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR")).join("fingerprints.rs");
-    std::fs::write(out, code).expect("write fingerprints.rs");
+    let hash = Command::new("git").args(["rev-parse", "--short=10", "HEAD"]).output().ok().filter(|o| o.status.success());
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let hash = hash.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string()).filter(|h| !h.is_empty());
+    let long = match hash {
+        Some(h) => format!("{version} (rev {h})"),
+        None => version,
+    };
+    println!("cargo::rustc-env=COUNTERSIGN_LONG_VERSION={long}");
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use countersign::pipeline::{self, RunOptions};
+use countersign_site::pipeline::{self, RunOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn site(name: &str) -> RunOptions {
@@ -17,6 +17,7 @@ fn site(name: &str) -> RunOptions {
         use_cache: false,
         progress: false,
         render: true,
+        theme: countersign::THEME,
     }
 }
 
@@ -36,7 +37,13 @@ fn whole_build(c: &mut Criterion) {
 }
 
 fn essays_build(c: &mut Criterion) {
-    let opts = RunOptions { root: PathBuf::from(env!("CARGO_MANIFEST_DIR")), use_cache: true, progress: false, render: true };
+    let opts = RunOptions {
+        root: PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        use_cache: true,
+        progress: false,
+        render: true,
+        theme: countersign::THEME,
+    };
     let memory = Mutex::new(HashMap::new());
     assert!(pipeline::run(&opts, Some(&memory)).ok());
     c.bench_function("build essays (warm)", |b| {

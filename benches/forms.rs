@@ -3,7 +3,7 @@
 //!
 //! Run with `cargo bench --bench forms`.
 
-use countersign::check::forms::{self, Computed};
+use countersign_core::check::forms::{self, Computed};
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 use std::hint::black_box;

@@ -9,9 +9,9 @@
 //! `/proc/self/status` (VmHWM; Linux only): the 10⁶ group runs first, so its figure is the
 //! 10⁶ peak. Figures go in the essay's closing note and the branch report.
 
-use countersign::census::held_pass::{HeldPassSlices, HeldPassTable, SlicesParams, Status, TableParams};
-use countersign::census::{Census, Ctx};
-use countersign::games::held_pass::{PartnerTable, Periodicity, Slices};
+use countersign_census::held_pass::{HeldPassSlices, HeldPassTable, SlicesParams, Status, TableParams};
+use countersign_census::{Census, Ctx};
+use countersign_games::held_pass::{PartnerTable, Periodicity, Slices};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::time::Duration;

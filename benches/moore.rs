@@ -2,7 +2,7 @@
 //! most 10 heaps of at most 10 counters (184,756 positions) under misère play, k = 1..3,
 //! and the plain memoised recursion on 8 heaps ≤ 8 for comparison.
 
-use countersign::games::moore::{solve, Index, Moves, Plain, Play};
+use countersign_games::moore::{solve, Index, Moves, Plain, Play};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

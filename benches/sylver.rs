@@ -2,9 +2,9 @@
 //!
 //! Run with `cargo bench --bench sylver`. Figures go in the essay's closing note.
 
-use countersign::census::sylver::{SylverCensus, SylverParams};
-use countersign::census::{Census, Ctx};
-use countersign::games::sylver::{semigroups_by_genus, PlainSolver, PrunedSolver};
+use countersign_census::sylver::{SylverCensus, SylverParams};
+use countersign_census::{Census, Ctx};
+use countersign_games::sylver::{semigroups_by_genus, PlainSolver, PrunedSolver};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

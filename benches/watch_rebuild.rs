@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-use countersign::pipeline::{self, Hooks, Incremental, RunOptions};
+use countersign_site::pipeline::{self, Hooks, Incremental, RunOptions};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -29,7 +29,7 @@ fn prose_rebuild(c: &mut Criterion) {
     let essay = dir.path().join("essays/small.md");
     let text = std::fs::read_to_string(&essay).unwrap();
     let texts = [text.replacen("There are", "First, there are", 1), text.replacen("There are", "Second, there are", 1)];
-    let opts = RunOptions { root: dir.path().to_path_buf(), use_cache: false, progress: false, render: true };
+    let opts = RunOptions { root: dir.path().to_path_buf(), use_cache: false, progress: false, render: true, theme: countersign::THEME };
     let memory = Mutex::new(HashMap::new());
     let mut memo = Incremental::default();
     let build =

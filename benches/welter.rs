@@ -3,9 +3,9 @@
 
 use std::hint::black_box;
 
-use countersign::census::welter::{WelterCensus, WelterParams};
-use countersign::census::{Census, Ctx};
-use countersign::games::welter::{closed_form, positions, values_by_recursion};
+use countersign_census::welter::{WelterCensus, WelterParams};
+use countersign_census::{Census, Ctx};
+use countersign_games::welter::{closed_form, positions, values_by_recursion};
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn params(coins: &[(u32, u32)]) -> WelterParams {

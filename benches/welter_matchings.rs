@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use countersign::census::welter_matchings::{MatchingsParams, PositionParams, WelterMatchings, WelterPosition};
-use countersign::census::{Census, Ctx};
-use countersign::games::welter::matching::{greedy_outcomes, trie_matching, Rule};
-use countersign::games::welter::positions;
+use countersign_census::welter_matchings::{MatchingsParams, PositionParams, WelterMatchings, WelterPosition};
+use countersign_census::{Census, Ctx};
+use countersign_games::welter::matching::{greedy_outcomes, trie_matching, Rule};
+use countersign_games::welter::positions;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 fn census(c: &mut Criterion) {

@@ -1,30 +1,16 @@
-//! countersign: a literate static-site generator for essays on combinatorial games.
+//! The parts of the `countersign` binary that its tests share: the embedded theme.
 //!
-//! See `docs/ARCHITECTURE.md` for the map. Data flows one way:
-//! `games` → `census` → `check` → `render` → `site`; `main.rs` only wires the CLI.
+//! The work is done by the workspace's crates, each a layer that may use only those below
+//! it (`docs/ARCHITECTURE.md`): `countersign-games` (the mathematics),
+//! `countersign-core` (diagnostics, YAML, essays, claims, the checker),
+//! `countersign-census` (the census contract and registry), `countersign-render` (HTML,
+//! MathML, figures, pages) and `countersign-site` (loading, computing, the cache, the
+//! publish). The binary (`src/main.rs`, one file a command under `src/cmd/`, and
+//! `src/watch/`) wires them to the command line.
 
-// No unsafe code: the directory exchange, the fault tests' self-kill and the errno and
-// open flags go through rustix.
 #![forbid(unsafe_code)]
 
-pub mod bless;
-pub mod cache;
-pub mod census;
-pub mod check;
-pub mod cli_run;
-pub mod console;
-pub mod content;
-pub mod diag;
-pub mod figures;
-pub mod fingerprint;
-pub mod games;
-pub mod pipeline;
-pub mod render;
-pub mod report;
-pub mod scaffold;
-pub mod site;
-pub mod source;
-pub mod strict;
-pub mod text;
-pub mod watch;
-pub mod yaml;
+pub mod theme;
+
+/// The theme built into the binary: this repository's `templates/` and `static/`.
+pub const THEME: countersign_render::Theme = countersign_render::Theme { templates: theme::TEMPLATES, statics: theme::STATICS };

@@ -6,13 +6,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use countersign::console::{err, out};
-use countersign::diag::{Code, Diagnostic, Sources};
-use countersign::pipeline::{self, RunOptions};
+mod cmd;
+mod console;
+mod scaffold;
+mod watch;
+
+use cmd::Failure;
+use console::err;
 
 /// mimalloc rather than the system allocator: a warm build makes and frees some 200,000
 /// small values (results read from the cache), which the system allocator served with a
@@ -22,7 +25,7 @@ use countersign::pipeline::{self, RunOptions};
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(name = "countersign", version, about = "A literate static-site generator whose numbers are recomputed at every build")]
+#[command(name = "countersign", version, long_version = env!("COUNTERSIGN_LONG_VERSION"), about = "A literate static-site generator whose numbers are recomputed at every build")]
 struct Cli {
     /// The site root (holding countersign.yaml and essays/); default: the nearest folder,
     /// from the current one upwards, holding countersign.yaml (else the current folder).
@@ -141,23 +144,6 @@ fn color(cli: &Cli) -> bool {
     !cli.no_color && std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-fn print_diags(sources: &Sources, diags: &[Diagnostic], color: bool) {
-    if !diags.is_empty() {
-        err(&sources.render(diags, color));
-    }
-}
-
-/// `n` and `noun`, with an `s` unless `n` is 1 ("1 essay", "2 essays").
-fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
-}
-
-fn summary_line(diags: &[Diagnostic]) -> String {
-    let errors = diags.iter().filter(|d| d.is_error()).count();
-    let warnings = diags.len() - errors;
-    format!("{}, {}", count(errors, "error"), count(warnings, "warning"))
-}
-
 /// The site root must be a folder: said once, in a sentence, rather than as a missing
 /// config, essays folder and bibliography.
 fn root_problem(root: &std::path::Path) -> Option<String> {
@@ -168,89 +154,6 @@ fn root_problem(root: &std::path::Path) -> Option<String> {
             root.display()
         )),
         Err(e) => Some(format!("cannot open the site root {}: {e}", root.display())),
-    }
-}
-
-/// `countersign build`: take the output lock, run every stage, write the site.
-fn build(cli: &Cli, out: Option<&std::path::Path>, no_cache: bool, color: bool) -> ExitCode {
-    let started = Instant::now();
-    let out = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| cli.root.join("public"));
-    let write_to = match countersign::site::output::check_out(&cli.root, &out) {
-        Ok(p) => p,
-        Err(e) => {
-            err(&format!("error: {e}\n"));
-            return ExitCode::from(1);
-        }
-    };
-    // One build at a time writes beside the output folder; a second one waits here,
-    // before computing, so it finds the first one's results in the cache.
-    let lock = countersign::site::output::lock_output(&write_to, || {
-        err(&format!("waiting for another build writing beside {} to finish\n", out.display()))
-    });
-    let run = pipeline::run_publishing(&RunOptions {
-        root: cli.root.clone(),
-        use_cache: !no_cache,
-        progress: pipeline::progress_allowed(),
-        render: true,
-    });
-    let mut diags = run.diags.clone();
-    diags.extend(pipeline::draft_warnings(&run.loaded.essays));
-    print_diags(&run.loaded.sources, &diags, color);
-    if !run.ok() {
-        err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&diags)));
-        return ExitCode::from(1);
-    }
-    // A folder that cannot hold the output is reported after the sources' own errors.
-    let lock = match lock {
-        Ok(l) => l,
-        Err(e) => {
-            err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
-            return ExitCode::from(1);
-        }
-    };
-    let output = run.output.unwrap_or_default();
-    // COUNTERSIGN_PUBLISH=renames forces the two renames Windows takes, so tests cover them here.
-    let publish = match std::env::var_os("COUNTERSIGN_PUBLISH") {
-        Some(v) if v == "renames" => countersign::site::output::Publish::Renames,
-        _ => countersign::site::output::Publish::Exchange,
-    };
-    if let Err(e) =
-        countersign::site::output::write_atomically(&write_to, &output, &mut countersign::site::output::FsWriter, &lock, publish)
-    {
-        err(&format!("error: cannot write the site to {}: {e}\n", out.display()));
-        return ExitCode::from(1);
-    }
-    // Counted as `check` counts them: claims compared with a result (see `was_checked`).
-    let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
-    err(&format!(
-        "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
-        count(run.loaded.essays.len(), "essay"),
-        count(claims, "claim"),
-        output.files.len(),
-        out.display(),
-        started.elapsed().as_secs_f64(),
-        run.stats.calls,
-        run.stats.ran,
-        run.stats.cached
-    ));
-    // The process ends here: freeing the checked results value by value (a twentieth of
-    // a warm build's instructions) would only delay the exit.
-    std::mem::forget(run.checked);
-    ExitCode::SUCCESS
-}
-
-/// `countersign figures [KIND]`: the figure reference on stdout; an unknown kind is a
-/// usage error (exit 2).
-fn figures(kind: Option<&str>) -> ExitCode {
-    match countersign::figures::reference::reference(kind) {
-        Ok(text) => {
-            out(&text);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            err(&format!("error: {e}\n"));
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -281,70 +184,25 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     }
+    match dispatch(&cli, color) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Failed) => ExitCode::from(1),
+        Err(Failure::Usage) => ExitCode::from(2),
+    }
+}
+
+/// Run the command `cli` names.
+fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
+    let root = cli.root.as_path();
     match &cli.command {
-        Command::Build { out, no_cache } => build(&cli, out.as_deref(), *no_cache, color),
+        Command::Build { out, no_cache } => cmd::build::run(root, out.as_deref(), *no_cache, color),
         Command::Check { bless, strict, format, no_cache, verify } => {
-            let started = Instant::now();
-            let run = pipeline::run(
-                &RunOptions {
-                    root: cli.root.clone(),
-                    use_cache: !no_cache,
-                    progress: pipeline::progress_allowed() && *format == Format::Human,
-                    render: true,
-                },
-                None,
-            );
-            let mut diags = run.diags.clone();
-            diags.extend(pipeline::draft_warnings(&run.loaded.essays));
-            let reports: Vec<countersign::check::ClaimReport> =
-                run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
-            if *verify {
-                diags.extend(pipeline::verify(&run.loaded));
-            }
-            if *strict {
-                diags.extend(countersign::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
-            }
-            if *bless {
-                let (edits, refusals) = countersign::bless::plan(&reports);
-                diags.retain(|d| !(d.code == Code::ClaimMismatch && edits.iter().any(|e| e.file == d.file && e.span == d.span)));
-                diags.extend(refusals);
-                match countersign::bless::apply(&cli.root, &edits) {
-                    Ok(done) => {
-                        for e in &done {
-                            out(&format!("{}:{}\n- {}\n+ {}\n", e.file, e.line, e.old, e.new));
-                        }
-                        err(&format!("blessed {} stated value{}\n", done.len(), if done.len() == 1 { "" } else { "s" }));
-                    }
-                    Err(d) => diags.extend(d),
-                }
-            }
-            let failed = diags.iter().any(Diagnostic::is_error);
-            if *format == Format::Json {
-                let report = countersign::report::json(&run, &reports, &diags);
-                out(&format!("{}\n", serde_json::to_string_pretty(&report).unwrap_or_default()));
-            } else {
-                print_diags(&run.loaded.sources, &diags, color);
-                let checked = reports.iter().filter(|r| r.was_checked()).count();
-                err(&format!(
-                    "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s\n",
-                    if failed { "FAILED" } else { "ok" },
-                    count(run.loaded.essays.len(), "essay"),
-                    count(checked, "claim"),
-                    summary_line(&diags),
-                    run.stats.calls,
-                    run.stats.ran,
-                    run.stats.cached,
-                    started.elapsed().as_secs_f64()
-                ));
-            }
-            if failed {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            }
+            let modes =
+                cmd::check::Modes { bless: *bless, strict: *strict, json: *format == Format::Json, no_cache: *no_cache, verify: *verify };
+            cmd::check::run(root, modes, color)
         }
-        Command::Run { name, with, json, budget } => countersign::cli_run::run(&cli.root, name, with, *json, *budget, color),
-        Command::Watch { port, interface, open, allow_host, poll } => countersign::watch::main(&countersign::watch::Options {
+        Command::Run { name, with, json, budget } => cmd::run::run(root, name, with, *json, *budget, color),
+        Command::Watch { port, interface, open, allow_host, poll } => cmd::watch::run(&watch::Options {
             root: cli.root.clone(),
             interface: *interface,
             port: *port,
@@ -353,33 +211,9 @@ fn main() -> ExitCode {
             allowed_hosts: allow_host.clone(),
             poll: *poll,
         }),
-        Command::New { name } => match countersign::scaffold::create(name) {
-            Ok(files) => {
-                err(&format!("created {} ({}); now: cd {} && countersign build\n", name.display(), files.join(", "), name.display()));
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                err(&format!("error: {e}\n"));
-                ExitCode::from(1)
-            }
-        },
-        Command::Figures { kind } => figures(kind.as_deref()),
-        Command::List => {
-            out(&countersign::cli_run::list(&cli.root));
-            ExitCode::SUCCESS
-        }
-        Command::Cache { action: CacheAction::Clean } => {
-            let cache = countersign::cache::Cache::at(pipeline::cache_dir(&cli.root));
-            match cache.clean() {
-                Ok(n) => {
-                    err(&format!("removed {n} cached result{}\n", if n == 1 { "" } else { "s" }));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    err(&format!("error: cannot clean the cache: {e}\n"));
-                    ExitCode::from(1)
-                }
-            }
-        }
+        Command::New { name } => cmd::new::run(name),
+        Command::Figures { kind } => cmd::figures::run(kind.as_deref()),
+        Command::List => cmd::list::run(root),
+        Command::Cache { action: CacheAction::Clean } => cmd::cache::clean(root),
     }
 }

@@ -223,11 +223,19 @@ mod tests {
         let dir = tmp.path().join("my-essays");
         let written = create(&dir).expect("scaffold");
         assert!(written.contains(&"essays/first-essay.md".to_string()));
-        let run =
-            crate::pipeline::run(&crate::pipeline::RunOptions { root: dir.clone(), use_cache: false, progress: false, render: true }, None);
+        let run = countersign_site::pipeline::run(
+            &countersign_site::pipeline::RunOptions {
+                root: dir.clone(),
+                use_cache: false,
+                progress: false,
+                render: true,
+                theme: countersign::THEME,
+            },
+            None,
+        );
         let errors: Vec<String> = run.diags.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
-        let strict = crate::strict::findings(&run.loaded.essays, None);
+        let strict = countersign_core::strict::findings(&run.loaded.essays, None);
         assert!(strict.is_empty(), "{:?}", strict.iter().map(|d| &d.message).collect::<Vec<_>>());
         let reports = &run.checked.as_ref().expect("checked").reports[0];
         assert!(reports.iter().filter(|r| r.kind == "check").count() >= 3);

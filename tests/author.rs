@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use countersign::pipeline::{self, RunOptions};
+use countersign_site::pipeline::{self, RunOptions};
 
 fn site(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites").join(name)
@@ -53,7 +53,10 @@ fn a_draft_is_left_out_of_build_everywhere() {
 /// with a banner, and is on its ladder.
 #[test]
 fn watch_shows_a_draft_with_a_banner() {
-    let run = pipeline::run(&RunOptions { root: site("author-draft"), use_cache: false, progress: false, render: true }, None);
+    let run = pipeline::run(
+        &RunOptions { root: site("author-draft"), use_cache: false, progress: false, render: true, theme: countersign::THEME },
+        None,
+    );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let out = run.output.unwrap();
     let page = String::from_utf8(out.files["unfinished/index.html"].clone()).unwrap();

@@ -27,7 +27,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-use countersign::pipeline::{self, RunOptions};
+use countersign_site::pipeline::{self, RunOptions};
 use serde_json::{json, Value};
 
 fn chromium() -> Option<PathBuf> {
@@ -400,7 +400,7 @@ fn certificates(b: &mut Browser, s: &str, page: &str, results: &Path) -> Vec<Str
             Some(x) if value.is_none_or(str::is_empty) => out.push(format!("{page}: claim {k}'s certificate has no value: {c} ({x})")),
             Some(x) => {
                 let plain_path = path.is_some_and(|p| !p.contains(' ') && !p.contains('('));
-                let want = countersign::check::expr::exact_text(&countersign::check::forms::Computed::from_json(&x["value"]));
+                let want = countersign_core::check::expr::exact_text(&countersign_core::check::forms::Computed::from_json(&x["value"]));
                 // A long value is cut short ("…") in the certificate; the rest must agree.
                 let shown = value.unwrap_or("");
                 let agrees = match shown.split_once('…') {
@@ -429,23 +429,24 @@ fn every_page_of_the_real_site_in_chromium() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     // COUNTERSIGN_BROWSER_ROOT: test another site (e.g. a copy of the essays) instead.
     let root = std::env::var_os("COUNTERSIGN_BROWSER_ROOT").map(PathBuf::from).unwrap_or_else(|| repo.clone());
-    let run = pipeline::run(&RunOptions { root: root.clone(), use_cache: true, progress: false, render: true }, None);
+    let run =
+        pipeline::run(&RunOptions { root: root.clone(), use_cache: true, progress: false, render: true, theme: countersign::THEME }, None);
     let errors: Vec<String> = run.diags.iter().filter(|d| d.is_error()).map(|d| format!("{}: {}", d.file, d.message)).collect();
     assert!(errors.is_empty(), "the real site does not build: {errors:#?}");
     let site = tempfile::tempdir().expect("temp dir");
     let out = site.path().join("public");
-    let lock = countersign::site::output::lock_output(&out, || {}).expect("lock the output folder");
-    countersign::site::output::write_atomically(
+    let lock = countersign_site::output::lock_output(&out, || {}).expect("lock the output folder");
+    countersign_site::output::write_atomically(
         &out,
         run.output.as_ref().expect("rendered"),
-        &mut countersign::site::output::FsWriter,
+        &mut countersign_site::output::FsWriter,
         &lock,
-        countersign::site::output::Publish::Exchange,
+        countersign_site::output::Publish::Exchange,
     )
     .expect("write the site");
     let shots = repo.join("target/browser");
     std::fs::create_dir_all(&shots).expect("screenshot folder");
-    let prefix = countersign::render::base_path(&run.loaded.config.base_url);
+    let prefix = countersign_render::base_path(&run.loaded.config.base_url);
     let port = serve(out.clone(), prefix.clone());
     let base = format!("http://127.0.0.1:{port}{prefix}");
     let slugs: Vec<String> = run.loaded.essays.iter().map(|e| e.slug.clone()).collect();

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use countersign::cache::Cache;
-use countersign::census::{Cancelled, Census, Ctx, DynCensus, Entry, ParamDoc, ParamError};
-use countersign::pipeline::{self, Call, Callable, ComputeOptions, Plan};
+use countersign_census::{Cancelled, Census, Ctx, DynCensus, Entry, ParamDoc, ParamError};
+use countersign_site::cache::Cache;
+use countersign_site::pipeline::{self, Call, Callable, ComputeOptions, Plan};
 
 /// A census whose result is a map with tuple keys, which JSON cannot hold.
 struct TupleKeys;
@@ -58,7 +58,7 @@ fn a_result_that_does_not_serialize_is_a_bug_diagnostic_and_is_not_cached() {
         let results = pipeline::compute(&plan, &opts);
         assert!(results.values[0].is_none(), "a result that does not serialize must not become a value (null)");
         assert_eq!(results.stats.cached, 0, "nothing may come from the cache");
-        assert!(results.diags.iter().any(|d| d.code == countersign::diag::Code::CensusPanicked), "{:?}", results.diags);
+        assert!(results.diags.iter().any(|d| d.code == countersign_core::diag::Code::CensusPanicked), "{:?}", results.diags);
         let messages: Vec<&str> = results.diags.iter().map(|d| d.message.as_str()).collect();
         assert!(
             messages.iter().any(|m| m.contains("bug in census `test.tuple_keys`") && m.contains("cannot be written as JSON")),

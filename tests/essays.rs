@@ -7,18 +7,18 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use countersign::check::forms::{self, Computed, Form, NumStyle};
-use countersign::check::rational::Q;
-use countersign::check::{check_essay, Status};
-use countersign::content::{self, ClaimKind};
-use countersign::pipeline::{self, RunOptions};
+use countersign_core::check::forms::{self, Computed, Form, NumStyle};
+use countersign_core::check::rational::Q;
+use countersign_core::check::{check_essay, Status};
+use countersign_core::content::{self, ClaimKind};
+use countersign_site::pipeline::{self, RunOptions};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn real_site() -> pipeline::Run {
-    pipeline::run(&RunOptions { root: root(), use_cache: true, progress: false, render: false }, None)
+    pipeline::run(&RunOptions { root: root(), use_cache: true, progress: false, render: false, theme: countersign::THEME }, None)
 }
 
 /// A stated text that must disagree with the computed value, in the same form.
@@ -104,10 +104,10 @@ fn the_real_site_passes_and_every_claim_is_load_bearing() {
             let (reports, diags) = check_essay(&e.unwrap(), &checked.bound[i]);
             mutated += 1;
             // The diagnostic must name the claim's file and a line the claim occupies.
-            let last_line = countersign::diag::line_col(&essay.source, claim.span.end).0;
+            let last_line = countersign_core::diag::line_col(&essay.source, claim.span.end).0;
             let caught = reports[j].status == Status::Fail
                 && diags.iter().any(|d| {
-                    let line = countersign::diag::line_col(&essay.source, d.span.start).0;
+                    let line = countersign_core::diag::line_col(&essay.source, d.span.start).0;
                     d.file == essay.file && (report.line..=last_line).contains(&line)
                 });
             if !caught {
@@ -190,7 +190,7 @@ fn stated_numbers(text: &str) -> Vec<(usize, String)> {
             }
             let end = cs.get(j).map(|x| x.0).unwrap_or(text.len());
             let w = text[at..end].trim_end_matches('-').to_lowercase();
-            if countersign::strict::is_number_word(&w) {
+            if countersign_core::strict::is_number_word(&w) {
                 // Extend over the rest of a phrase ("six hundred and sixty") while it reads
                 // as one number: one more word, or "and" and one more word.
                 let next_word_end = |from: usize| -> Option<usize> {
@@ -201,10 +201,10 @@ fn stated_numbers(text: &str) -> Vec<(usize, String)> {
                 let mut phrase_end = at + w.len();
                 while let Some(one) = next_word_end(phrase_end) {
                     let two = next_word_end(one);
-                    if countersign::check::words::parse(&text[at..one]).is_some() {
+                    if countersign_core::check::words::parse(&text[at..one]).is_some() {
                         phrase_end = one;
-                    } else if let Some(two) =
-                        two.filter(|&t| text[phrase_end..one].trim() == "and" && countersign::check::words::parse(&text[at..t]).is_some())
+                    } else if let Some(two) = two
+                        .filter(|&t| text[phrase_end..one].trim() == "and" && countersign_core::check::words::parse(&text[at..t]).is_some())
                     {
                         phrase_end = two;
                     } else {
@@ -227,7 +227,7 @@ fn stated_numbers(text: &str) -> Vec<(usize, String)> {
 #[test]
 fn the_earlier_versions_ledger_is_honest() {
     let text = std::fs::read_to_string(root().join("tests/earlier_versions_ledger.yaml")).unwrap();
-    let ledger: Ledger = countersign::yaml::from_str(&text).unwrap_or_else(|e| panic!("tests/earlier_versions_ledger.yaml: {e:?}"));
+    let ledger: Ledger = countersign_core::yaml::from_str(&text).unwrap_or_else(|e| panic!("tests/earlier_versions_ledger.yaml: {e:?}"));
     let run = real_site();
     let texts = versions_dir();
     if texts.is_none() {

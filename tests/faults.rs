@@ -92,7 +92,7 @@ fn leftovers(parent: &Path) -> Vec<String> {
 #[cfg(unix)]
 mod kills {
     use super::*;
-    use countersign::site::output::{fault_points, Publish};
+    use countersign_site::output::{fault_points, Publish};
 
     /// Put the snapshot `files` at `dir`, replacing whatever is there.
     fn restore(dir: &Path, files: &BTreeMap<PathBuf, Vec<u8>>) {
@@ -365,7 +365,7 @@ fn a_fifo_or_a_huge_file_as_a_source_is_a_diagnostic_not_a_hang() {
     // An essay over the size limit (16 MiB): a diagnostic on it, the others still load.
     let big = root.join("essays/big.md");
     let mut text = b"---\ntitle: Big\n---\n\n".to_vec();
-    text.resize(countersign::source::TEXT_LIMIT as usize + 1, b'a');
+    text.resize(countersign_site::source::TEXT_LIMIT as usize + 1, b'a');
     std::fs::write(&big, text).unwrap();
     let (code, stderr) = check(&root);
     assert_eq!(code, Some(1), "{stderr}");

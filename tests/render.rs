@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use countersign::pipeline::{self, RunOptions};
+use countersign_site::pipeline::{self, RunOptions};
 
 /// `html` with each ` aria-describedby="claim-N-certificate"` left out.
 fn without_certificate_names(html: &str) -> String {
@@ -22,7 +22,7 @@ fn without_certificate_names(html: &str) -> String {
 #[test]
 fn pages_contain_claims_mathml_and_provenance() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-basic");
-    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true }, None);
+    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let out = run.output.unwrap();
     let page = String::from_utf8(out.files["small/index.html"].clone()).unwrap();
@@ -51,7 +51,7 @@ fn pages_contain_claims_mathml_and_provenance() {
 #[test]
 fn a_claim_in_link_text_or_alt_text_is_plain_text() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-claims-in-links");
-    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true }, None);
+    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let page = String::from_utf8(run.output.unwrap().files["small/index.html"].clone()).unwrap();
     assert!(page.contains(r#"<img src="strip.png" alt="a strip of 14 cells" />"#), "{page}");

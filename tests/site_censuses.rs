@@ -103,7 +103,7 @@ fn list_and_run_treat_a_site_census_like_a_built_in_one() {
 #[test]
 #[cfg(unix)]
 fn a_cancelled_call_ends_the_census_and_what_it_started() {
-    use countersign::census::{Ctx, Stop};
+    use countersign_census::{Ctx, Stop};
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
@@ -118,9 +118,9 @@ fn a_cancelled_call_ends_the_census_and_what_it_started() {
     )
     .unwrap();
     std::fs::write(root.join("essays/e.md"), "---\ntitle: E\n---\n\n```census\nid: s\nrun: spawns\n```\n").unwrap();
-    let loaded = countersign::pipeline::load(&root);
+    let loaded = countersign_site::pipeline::load(&root, &countersign::THEME);
     assert!(loaded.diags.is_empty(), "{:?}", loaded.diags.iter().map(|d| &d.message).collect::<Vec<_>>());
-    let plan = countersign::pipeline::plan(&loaded);
+    let plan = countersign_site::pipeline::plan(&loaded);
     assert_eq!(plan.calls.len(), 1);
     let flag = Arc::new(AtomicBool::new(false));
     let ctx = Ctx::with(flag.clone(), None);

@@ -121,7 +121,7 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
     let mut failures = Vec::new();
     for case in &cases {
         let name = case.file_name().unwrap().to_string_lossy().into_owned();
-        let expect: Expect = countersign::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap())
+        let expect: Expect = countersign_core::yaml::from_str(&std::fs::read_to_string(case.join("expect.yaml")).unwrap())
             .unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
         let out_dir = tempfile::tempdir().unwrap();
         let linked;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use countersign::pipeline::{self, Hooks, Incremental, RunOptions, Work};
+use countersign_site::pipeline::{self, Hooks, Incremental, RunOptions, Work};
 use serde_json::Value;
 
 const A: &str = "---
@@ -123,7 +123,7 @@ impl Site {
     }
 
     fn opts(&self) -> RunOptions {
-        RunOptions { root: self.dir.path().to_path_buf(), use_cache: true, progress: false, render: true }
+        RunOptions { root: self.dir.path().to_path_buf(), use_cache: true, progress: false, render: true, theme: countersign::THEME }
     }
 
     /// One incremental run, compared with a fresh full build; returns what it redid and
@@ -135,7 +135,7 @@ impl Site {
         let full = pipeline::run(&opts, None);
         let inc = run.output.as_ref().expect("the incremental run renders");
         let fresh = full.output.as_ref().expect("the full build renders");
-        let names = |o: &countersign::site::output::Output| o.files.keys().cloned().collect::<Vec<_>>();
+        let names = |o: &countersign_render::Output| o.files.keys().cloned().collect::<Vec<_>>();
         assert_eq!(names(inc), names(fresh), "{what}: the incremental run has other files than a full build");
         for (name, bytes) in &fresh.files {
             assert!(
@@ -207,7 +207,7 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
 
     s.write(
         "templates/essay.html",
-        &countersign::render::BUILTIN_TEMPLATES[1].1.replace("<article class=\"essay\">", "<article class=\"essay wide\">"),
+        &countersign::theme::TEMPLATES[1].1.replace("<article class=\"essay\">", "<article class=\"essay wide\">"),
     );
     let (w, ok, _) = s.step("essay template added");
     assert!(ok);
@@ -281,11 +281,11 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
 #[test]
 fn a_cancelled_call_stops_alone() {
     let s = Site::new();
-    let loaded = pipeline::load(s.dir.path());
+    let loaded = pipeline::load(s.dir.path(), &countersign::THEME);
     let plan = pipeline::plan(&loaded);
     assert_eq!(plan.calls.len(), 2);
     let flags = [Arc::new(AtomicBool::new(true)), Arc::new(AtomicBool::new(false))];
-    let cache = countersign::cache::Cache::disabled();
+    let cache = countersign_site::cache::Cache::disabled();
     let opts = pipeline::ComputeOptions { cache: &cache, memory: None, progress: false, cancel: Arc::default(), flags: Some(&flags) };
     let results = pipeline::compute(&plan, &opts);
     assert!(results.values[0].is_none(), "the cancelled call finished");

@@ -12,7 +12,7 @@
 //! native events do not arrive).
 //!
 //! Ignored: reads (access events), every path with a hidden name on its way (the loader
-//! skips those too: [`crate::content::hidden_name`]), and the files editors write beside
+//! skips those too: [`countersign_core::content::hidden_name`]), and the files editors write beside
 //! the one they save — vim's `.name.swp`/`.swo`/`.swx` and its write test `4913`, backups
 //! ending in `~`, emacs's `.#name` locks and `#name#` autosaves. A save by rename (write a
 //! temporary file, rename it over the essay) still counts: the rename's target is the
@@ -25,21 +25,21 @@ use std::path::{Path, PathBuf};
 use notify::event::{EventKind, ModifyKind, RemoveKind};
 use notify::{Event, RecursiveMode, Watcher};
 
-use crate::content::hidden_name;
+use countersign_core::content::hidden_name;
 
 /// The folders of a site that are watched recursively.
 pub const FOLDERS: [&str; 4] = ["essays", "templates", "static", "censuses"];
 /// The configuration file.
 pub const CONFIG: &str = "countersign.yaml";
 /// The files at the root the loader reads: the configuration and the bibliography.
-pub const ROOT_FILES: [&str; 2] = [CONFIG, crate::render::bib::FILE];
+pub const ROOT_FILES: [&str; 2] = [CONFIG, countersign_render::bib::FILE];
 /// How often the polling watcher (`--poll`) looks at every watched file.
 pub const POLL_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// True for files editors write beside the one being saved, and other hidden files (below
-/// `static/` only the editors' files: [`crate::content::skipped_name`]).
+/// `static/` only the editors' files: [`countersign_core::content::skipped_name`]).
 pub fn ignored_name(name: &str) -> bool {
-    hidden_name(name) || crate::content::editor_file_name(name)
+    hidden_name(name) || countersign_core::content::editor_file_name(name)
 }
 
 /// True for a file name an essay may show as an image (`![alt](fig.png)`), by its extension.
@@ -165,7 +165,8 @@ impl Watch {
         for dir in &self.folders {
             let walk = walkdir::WalkDir::new(dir).follow_links(true).into_iter();
             let folder = dir.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            let skipped = |e: &walkdir::DirEntry| e.depth() > 0 && crate::content::skipped_name(&folder, &e.file_name().to_string_lossy());
+            let skipped =
+                |e: &walkdir::DirEntry| e.depth() > 0 && countersign_core::content::skipped_name(&folder, &e.file_name().to_string_lossy());
             for e in walk.filter_entry(|e| !skipped(e)).filter_map(Result::ok) {
                 known.insert(e.path().to_path_buf());
                 if !e.path_is_symlink() {
@@ -204,7 +205,7 @@ impl Watch {
             }
             // An editor's file anywhere on the way (a hidden folder included) is ignored.
             let inner = rel.strip_prefix(&first).unwrap_or(rel);
-            let kept = inner.components().all(|c| !crate::content::skipped_name(&first, &c.as_os_str().to_string_lossy()));
+            let kept = inner.components().all(|c| !countersign_core::content::skipped_name(&first, &c.as_os_str().to_string_lossy()));
             return kept && (first != "essays" || self.essay_source(path, inner));
         }
         false
@@ -217,7 +218,7 @@ impl Watch {
     /// VS Code's `x.md.vsctmp`) is none of these, so it triggers no build of its own.
     fn essay_source(&self, path: &Path, inner: &Path) -> bool {
         inner.as_os_str().is_empty()
-            || crate::content::essay_name(&inner.to_string_lossy())
+            || countersign_core::content::essay_name(&inner.to_string_lossy())
             || image_name(inner)
             || self.known.contains(path)
             || std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() || m.file_type().is_symlink())

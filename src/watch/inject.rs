@@ -1,7 +1,7 @@
 //! What the dev server adds to every HTML page it serves: the reload script and, while
 //! the latest build has errors, the error overlay. Built sites never contain either.
 
-pub use crate::render::markdown::escape;
+pub use countersign_render::markdown::escape;
 
 /// The reload script for a page served at `generation`: it listens to
 /// `/__countersign/events` and reloads as soon as the server reports another generation

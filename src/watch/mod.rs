@@ -29,7 +29,7 @@
 //!   `scripts/watch-latency` wait on it); `GET /__countersign/status` answers it with the
 //!   outcome and census counts of the last build, as JSON, and what it redid: `parsed` and
 //!   `checked` essays, and `rendered` (`bodies`, `figures`, `pages`, `lists`, `static`; see
-//!   [`crate::render::Rendered`]).
+//!   [`countersign_render::Rendered`]).
 //! - Ctrl-C (SIGINT) or SIGTERM (handled through `ctrlc`) stops the process at once, which is clean: watch mode
 //!   writes nothing but cache entries, each written to a temporary file and renamed.
 
@@ -40,7 +40,6 @@ pub mod inject;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -48,9 +47,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::diag::Diagnostic;
-use crate::pipeline;
-use crate::site::output::Output;
+use countersign_core::diag::Diagnostic;
+use countersign_render::Output;
+use countersign_site::pipeline;
 
 /// What `countersign watch` was asked for.
 #[derive(Clone, Debug)]
@@ -202,7 +201,13 @@ impl Builder {
     /// build: what it rendered). `generation` is the number the build is published as.
     pub fn build(&mut self, state: &State, generation: u64) -> Option<Built> {
         let started = Instant::now();
-        let opts = pipeline::RunOptions { root: self.root.clone(), use_cache: true, progress: pipeline::progress_allowed(), render: true };
+        let opts = pipeline::RunOptions {
+            root: self.root.clone(),
+            use_cache: true,
+            progress: pipeline::progress_allowed(),
+            render: true,
+            theme: countersign::THEME,
+        };
         let on_plan = |plan: &pipeline::Plan, flags: &[Arc<AtomicBool>]| {
             state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).zip(flags.iter().cloned()).collect()))
         };
@@ -275,8 +280,8 @@ fn under_overlay(run: &pipeline::Run, good: &Output) -> Option<Output> {
         let slug = match run.loaded.essays.iter().find(|e| e.file == d.file) {
             Some(e) => e.slug.clone(),
             // An essay that did not parse is not among the loaded ones.
-            None if d.file.starts_with("essays/") && crate::content::essay_name(&d.file) => {
-                crate::content::slug_of(std::path::Path::new(&d.file))
+            None if d.file.starts_with("essays/") && countersign_core::content::essay_name(&d.file) => {
+                countersign_core::content::slug_of(std::path::Path::new(&d.file))
             }
             None => return None,
         };
@@ -325,33 +330,19 @@ pub const MISSING_GRACE: Duration = Duration::from_millis(150);
 
 /// `countersign watch`: bind, build, serve, and rebuild on every change until Ctrl-C.
 ///
-/// Errors (exit 1, printed): the root has no site folder, the port is in use or the
-/// interface cannot be bound (the message names both), the file watcher cannot start.
-pub fn main(opts: &Options) -> ExitCode {
+/// Errors (a sentence for the command to print; it exits 1): the root has no site folder,
+/// the port is in use or the interface cannot be bound (the message names both), the file
+/// watcher cannot start.
+pub fn serve(opts: &Options) -> Result<(), String> {
     handle_stop_signals();
-    let root = match std::fs::canonicalize(&opts.root) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: cannot open the site root {}: {e}", opts.root.display());
-            return ExitCode::from(1);
-        }
-    };
+    let root = std::fs::canonicalize(&opts.root).map_err(|e| format!("cannot open the site root {}: {e}", opts.root.display()))?;
     let addr = SocketAddr::new(opts.interface, opts.port);
-    let listener = match http::bind(addr) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(1);
-        }
-    };
+    let listener = http::bind(addr).map_err(|e| e.to_string())?;
     let local = listener.local_addr().unwrap_or(addr);
     let url = format!("http://{local}/");
     let state = Arc::new(State::default());
     state.publish(Snapshot { status: json!({ "generation": 0, "ok": false, "building": true }), ..Snapshot::default() });
-    if let Err(e) = listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts)) {
-        eprintln!("error: {e}");
-        return ExitCode::from(1);
-    }
+    listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts)).map_err(|e| e.to_string())?;
     println!("countersign watch: serving {url} (Ctrl-C stops)");
     use std::io::Write;
     let _ = std::io::stdout().flush();
@@ -367,8 +358,7 @@ pub fn main(opts: &Options) -> ExitCode {
     }) {
         Ok(w) => w,
         Err(e) => {
-            eprintln!("error: cannot watch {}: {e}", root.display());
-            return ExitCode::from(1);
+            return Err(format!("cannot watch {}: {e}", root.display()));
         }
     };
     let mut lp = Loop {
@@ -391,7 +381,7 @@ pub fn main(opts: &Options) -> ExitCode {
     };
     lp.spawn(Box::new(Builder::new(root, opts.color)));
     lp.run(&rx);
-    ExitCode::SUCCESS
+    Ok(())
 }
 
 /// The watch loop's state: the builder (when idle), what happened while a build ran, and
@@ -612,6 +602,7 @@ fn cancel_stale(root: &std::path::Path, state: &State) {
     if state.running().is_none() {
         return;
     }
-    let wanted: std::collections::BTreeSet<String> = pipeline::plan(&pipeline::load(root)).calls.into_iter().map(|c| c.key).collect();
+    let wanted: std::collections::BTreeSet<String> =
+        pipeline::plan(&pipeline::load(root, &countersign::THEME)).calls.into_iter().map(|c| c.key).collect();
     state.cancel_unwanted(&wanted);
 }

@@ -77,7 +77,7 @@ fn only_the_bound_address_localhost_and_allowed_names_are_hosts() {
 /// A server on loopback serving `files` as generation 1, with the given caps.
 fn serve(files: &[(&str, Vec<u8>)], limits: Limits) -> (Arc<Server>, SocketAddr) {
     let state = Arc::new(State::default());
-    let mut out = crate::site::output::Output::default();
+    let mut out = countersign_render::Output::default();
     for (k, v) in files {
         out.insert(*k, v.clone());
     }

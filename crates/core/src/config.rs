@@ -1,0 +1,186 @@
+//! The site configuration, `countersign.yaml` at the site root.
+//!
+//! ```yaml
+//! title: Positions and their values     # the site's title
+//! base_url: https://example.org/essays  # canonical URLs, the feed and the sitemap
+//! budget: 200000000000                  # largest census cost (elementary steps) a build runs
+//! math:
+//!   macros:                             # LaTeX macros for every essay's math
+//!     xor: \oplus
+//! planned: [The move that gives counters back]   # essays linked to before they exist
+//! ladders:                              # a ladder's title, by its anchor
+//!   held-pass: Holding the pass         # (default: the anchor, capitalised: "Held pass")
+//! ```
+//!
+//! Every key is optional; a folder of essays with no config builds with the defaults.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use serde::Deserialize;
+
+use crate::diag::{Code, Diagnostic};
+
+/// The default census budget: 2·10^11 elementary steps (a few minutes of one core).
+pub const DEFAULT_BUDGET: u64 = 200_000_000_000;
+
+/// Math settings.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MathConfig {
+    /// LaTeX macros, name (without backslash) → expansion (`#1` for arguments).
+    #[serde(default)]
+    pub macros: BTreeMap<String, String>,
+}
+
+/// The site configuration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// The site's title.
+    #[serde(default = "default_title")]
+    pub title: String,
+    /// Absolute URL the site is served from, without a trailing slash.
+    #[serde(default)]
+    pub base_url: String,
+    /// One line describing the site, for the index and the feed.
+    #[serde(default)]
+    pub description: String,
+    /// Largest census cost a build runs; calls estimated above it are refused.
+    #[serde(default = "default_budget")]
+    pub budget: u64,
+    /// Math settings.
+    #[serde(default)]
+    pub math: MathConfig,
+    /// Titles of essays that may be linked to before they exist.
+    #[serde(default)]
+    pub planned: Vec<String>,
+    /// Ladder titles by anchor (`held-pass: Holding the pass`); a ladder not named here
+    /// is titled from its anchor (see `render::ladder_title`).
+    #[serde(default)]
+    pub ladders: BTreeMap<String, String>,
+    /// Drafts a publishing build leaves out, by title: (file, span of its `draft` key).
+    /// Not read from the file: `pipeline` fills it, and links to them render as links to
+    /// planned essays do.
+    #[serde(skip)]
+    pub drafts_left_out: BTreeMap<String, (String, Range<usize>)>,
+    /// Where the planned titles and the macros are written in the file, for diagnostics.
+    #[serde(skip)]
+    pub spans: Spans,
+}
+
+/// Byte ranges in `countersign.yaml` of values that diagnostics point at, found by reading
+/// the file's lines after parsing; a value the scan cannot place (an unusual quoting, say)
+/// is missing here and its diagnostic points at its key instead, or at the file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spans {
+    /// Each planned title's first occurrence after the `planned:` key.
+    pub planned: BTreeMap<String, Range<usize>>,
+    /// Each macro name's key under `math:` / `macros:`.
+    pub macros: BTreeMap<String, Range<usize>>,
+}
+
+impl Spans {
+    /// Place the planned titles and macro names of `config` in `text`.
+    fn locate(text: &str, config: &Config) -> Spans {
+        let mut spans = Spans::default();
+        if let Some(at) = key_at(text, "planned", 0) {
+            for t in &config.planned {
+                if let Some(i) = text[at..].find(t.as_str()) {
+                    spans.planned.insert(t.clone(), at + i..at + i + t.len());
+                } else {
+                    spans.planned.insert(t.clone(), at..at + "planned".len());
+                }
+            }
+        }
+        if let Some(at) = key_at(text, "macros", 0) {
+            for name in config.math.macros.keys() {
+                let span = key_at(text, name, at).map_or(at..at + "macros".len(), |i| i..i + name.len());
+                spans.macros.insert(name.clone(), span);
+            }
+        }
+        spans
+    }
+
+    /// The span of `title` under `planned:`, or an empty one at the start of the file.
+    pub fn planned(&self, title: &str) -> Range<usize> {
+        self.planned.get(title).cloned().unwrap_or(0..0)
+    }
+
+    /// The span of macro `name` under `math.macros`, or an empty one at the start.
+    pub fn macro_name(&self, name: &str) -> Range<usize> {
+        self.macros.get(name).cloned().unwrap_or(0..0)
+    }
+}
+
+/// Byte offset of the first line at or after `from` that begins (after indentation) with
+/// `key:` (the key bare or quoted).
+fn key_at(text: &str, key: &str, from: usize) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        if start < from {
+            continue;
+        }
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        for (open, close) in [("", ""), ("\"", "\""), ("'", "'")] {
+            if let Some(rest) = body.strip_prefix(open).and_then(|b| b.strip_prefix(key)).and_then(|b| b.strip_prefix(close)) {
+                if rest.trim_start().starts_with(':') {
+                    return Some(start + indent + open.len());
+                }
+            }
+        }
+    }
+    None
+}
+
+fn default_title() -> String {
+    "Essays".into()
+}
+
+fn default_budget() -> u64 {
+    DEFAULT_BUDGET
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        crate::yaml::from_str("{}").expect("defaults")
+    }
+}
+
+/// File name of the configuration at the site root.
+pub const FILE: &str = "countersign.yaml";
+
+impl Config {
+    /// Parse the text of `countersign.yaml` (the site crate reads the file; empty text
+    /// gives the defaults). Errors (bad YAML, unknown keys) are a diagnostic at their line.
+    pub fn parse(text: &str) -> Result<Config, Box<Diagnostic>> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        match crate::yaml::from_str::<Config>(text) {
+            Ok(mut c) => {
+                c.base_url = c.base_url.trim_end_matches('/').to_string();
+                c.spans = Spans::locate(text, &c);
+                Ok(c)
+            }
+            Err(e) => {
+                let at = match (e.line, e.column) {
+                    (Some(l), Some(col)) => crate::content::offset_of(text, l, col),
+                    _ => 0,
+                };
+                Err(Box::new(
+                    Diagnostic::error(
+                        Code::BadConfig,
+                        FILE,
+                        crate::content::char_span(text, at),
+                        format!("in the site configuration: {}", e.message),
+                    )
+                    .with_hint("keys: title, base_url, description, budget, math.macros, planned, ladders"),
+                ))
+            }
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! Where things lie in an essay's Markdown: the ranges claims may not occur in (code,
+//! raw HTML), the math, the fenced directive blocks, and the `{{ … }}` claims.
+//!
+//! Everything is found from pulldown-cmark's offset iterator, never by a bare regex over
+//! the source, so a `{{` in a code span of three backticks, a `~~~` fence, an indented code
+//! block or an HTML comment is left alone. In math (`$…$`, `$$…$$`) a claim is read when
+//! `{{` is followed by a space and the text reads as a claim (`$n = {{ g.n = 99 }}$`); it
+//! is checked like any other and its text goes into the formula. LaTeX's own `{{x}}` (a
+//! group in a group) is left alone.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use super::claim::{parse_claim, Claim, ClaimSyntaxError};
+use crate::diag::Code;
+
+/// The pulldown-cmark options every pass over an essay uses (scanning and rendering must
+/// agree on what is code and what is math).
+pub fn markdown_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_SMART_PUNCTUATION
+        | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_MATH
+}
+
+/// A fenced block whose info string names a directive (`census` or `figure`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FencedBlock {
+    /// `census` or `figure`.
+    pub kind: String,
+    /// Span of the whole block, fences included (offsets into the scanned text).
+    pub span: Range<usize>,
+    /// The block's content as Markdown sees it (container prefixes removed).
+    pub content: String,
+    /// For each piece of `content`: (offset in `content`, offset in the scanned text).
+    /// Maps a position inside `content` back to the source.
+    pub pieces: Vec<(usize, usize)>,
+}
+
+impl FencedBlock {
+    /// The source offset of byte `at` of `content`.
+    pub fn source_offset(&self, at: usize) -> usize {
+        let mut best = (0, self.span.start);
+        for &(c, s) in &self.pieces {
+            if c <= at {
+                best = (c, s);
+            } else {
+                break;
+            }
+        }
+        best.1 + (at - best.0)
+    }
+}
+
+/// What a scan of one Markdown text found.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// Ranges where claims are not recognised: code spans and blocks, raw HTML, and math
+    /// (offsets plus `base`, like every other span; claims in math are read apart, see
+    /// the module docs).
+    pub excluded: Vec<Range<usize>>,
+    /// The math (`$…$`, `$$…$$`), sorted (offsets plus `base`).
+    pub math: Vec<Range<usize>>,
+    /// Directive blocks, in order.
+    pub blocks: Vec<FencedBlock>,
+    /// Claims, in order.
+    pub claims: Vec<Claim>,
+    /// Claim syntax errors (the scan goes on past them).
+    pub errors: Vec<ClaimSyntaxError>,
+}
+
+/// Scan `text` (an essay body); offsets are relative to `text` plus `base`.
+pub fn scan(text: &str, base: usize) -> Scan {
+    let mut out = Scan::default();
+    let mut block: Option<FencedBlock> = None;
+    // Raw HTML (blocks and inline tags): claims are not read there, but HTML is published
+    // as written, so a claim in it would reach the reader unchecked.
+    let mut html: Vec<Range<usize>> = Vec::new();
+    for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                out.excluded.push(range.clone());
+                if let CodeBlockKind::Fenced(info) = kind {
+                    let word = info.split_whitespace().next().unwrap_or("");
+                    // CommonMark lets an unclosed fence run to the end of its container
+                    // (usually the end of the essay), silently swallowing every claim and
+                    // block after it. In an essay that is always a mistake: say so, and do
+                    // not read a directive out of the swallowed text.
+                    if !fence_is_closed(&text[range.clone()]) {
+                        let line_end = text[range.start..range.end].find('\n').map(|n| range.start + n).unwrap_or(range.end);
+                        out.errors.push(ClaimSyntaxError {
+                            code: Code::UnterminatedFence,
+                            message: format!(
+                                "unterminated code fence: this {} block is never closed",
+                                if word.is_empty() { "code" } else { word }
+                            ),
+                            span: base + range.start..base + line_end.max(range.start + 1),
+                            hint:
+                                "close the block with a line holding the same fence (``` or ~~~); until then the rest of the essay is code"
+                                    .into(),
+                        });
+                        continue;
+                    }
+                    if word == "census" || word == "figure" {
+                        block = Some(FencedBlock {
+                            kind: word.to_string(),
+                            span: base + range.start..base + range.end,
+                            content: String::new(),
+                            pieces: Vec::new(),
+                        });
+                    }
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(b) = block.take() {
+                    out.blocks.push(b);
+                }
+            }
+            Event::Text(t) => {
+                if let Some(b) = block.as_mut() {
+                    b.pieces.push((b.content.len(), base + range.start));
+                    b.content.push_str(&t);
+                }
+            }
+            Event::Code(_) | Event::Html(_) => out.excluded.push(range),
+            Event::InlineMath(_) | Event::DisplayMath(_) => out.math.push(range),
+            Event::InlineHtml(_) => {
+                html.push(range.clone());
+                out.excluded.push(range)
+            }
+            Event::Start(Tag::HtmlBlock) => {
+                html.push(range.clone());
+                out.excluded.push(range)
+            }
+            _ => {}
+        }
+    }
+    out.excluded = merged(std::mem::take(&mut out.excluded));
+    let math = std::mem::take(&mut out.math);
+    find_claims(text, base, &math, &mut out);
+    for r in &math {
+        claims_in_math(&text[r.clone()], base + r.start, &mut out.claims);
+    }
+    out.claims.sort_by_key(|c| c.span.start);
+    for r in html {
+        claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
+    }
+    out.errors.sort_by_key(|e| e.span.start);
+    // Report ranges in the same coordinates as everything else; math is excluded from
+    // the prose claims were looked for in.
+    out.excluded = merged(out.excluded.drain(..).chain(math.iter().cloned()).collect());
+    for r in &mut out.excluded {
+        *r = base + r.start..base + r.end;
+    }
+    out.math = math.into_iter().map(|r| base + r.start..base + r.end).collect();
+    out
+}
+
+/// True when the fenced block `raw` (its source text, from the opening fence on) ends
+/// with a closing fence: a line of at least as many of the same fence characters as the
+/// opening, after any container prefix (`>` of a block quote, indentation).
+fn fence_is_closed(raw: &str) -> bool {
+    let open = raw.trim_start_matches([' ', '\t']);
+    let Some(ch) = open.chars().next().filter(|c| *c == '`' || *c == '~') else { return true };
+    let n = open.chars().take_while(|c| *c == ch).count();
+    let mut lines = raw.trim_end_matches(['\n', '\r']).lines();
+    let _opening = lines.next();
+    let Some(last) = lines.last() else { return false };
+    let last = last.trim_start_matches(['>', ' ', '\t']);
+    let run = last.chars().take_while(|c| *c == ch).count();
+    run >= n && last[run * ch.len_utf8()..].trim().is_empty()
+}
+
+/// `ranges` sorted and with overlapping or nested ranges merged (an HTML block holds
+/// the ranges of its HTML events), so `in_ranges` can search them by halving.
+fn merged(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start < last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// True when `at` lies in one of `ranges` (sorted and disjoint, see `merged`).
+fn in_ranges(ranges: &[Range<usize>], at: usize) -> bool {
+    let after = ranges.partition_point(|r| r.start <= at);
+    after > 0 && at < ranges[after - 1].end
+}
+
+/// Where the claim opened just before `rest` closes: the offset in `rest` of its `}}`,
+/// or `None` when a blank line (only spaces, tabs and a block quote's `>`) or the end of
+/// the text comes first. Reads only as far as the claim or its paragraph goes, so an
+/// essay of many claims and no blank lines is scanned in linear time.
+pub fn claim_close(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let mut pos = 0;
+    while let Some(n) = bytes[pos..].iter().position(|&b| b == b'}' || b == b'\n') {
+        let at = pos + n;
+        if bytes[at] == b'}' {
+            if bytes.get(at + 1) == Some(&b'}') {
+                return Some(at);
+            }
+        } else {
+            let next = &rest[at + 1..];
+            let line = &next[..next.find('\n').unwrap_or(next.len())];
+            if line.trim_matches([' ', '\t', '\r', '>']).is_empty() {
+                return None;
+            }
+        }
+        pos = at + 1;
+    }
+    None
+}
+
+/// Errors for claims written in raw HTML (`raw`, at offset `base`) outside its comments:
+/// the HTML is published as written, so such a claim would show an unchecked number. A
+/// `{{` that does not read as a claim is left alone.
+fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
+    let mut comments = Vec::new();
+    let mut i = 0;
+    while let Some(open) = raw[i..].find("<!--") {
+        let start = i + open;
+        let after = &raw[start + 4..];
+        // `<!-->` and `<!--->` are whole (empty) comments in HTML and CommonMark: what
+        // follows them is published.
+        let end = if after.starts_with('>') {
+            start + 5
+        } else if after.starts_with("->") {
+            start + 6
+        } else {
+            after.find("-->").map_or(raw.len(), |n| start + 4 + n + 3)
+        };
+        comments.push(start..end);
+        i = end;
+    }
+    let mut i = 0;
+    while let Some(found) = raw[i..].find("{{") {
+        let at = i + found;
+        i = at + 2;
+        if in_ranges(&comments, at) {
+            continue;
+        }
+        let Some(close) = claim_close(&raw[at + 2..]) else { continue };
+        let span = base + at..base + at + 2 + close + 2;
+        if parse_claim(&raw[at + 2..at + 2 + close], base + at + 2, span.clone()).is_ok() {
+            errors.push(ClaimSyntaxError {
+                code: Code::ClaimInHtml,
+                message: "claim inside raw HTML: it is published as written and never checked".into(),
+                span,
+                hint: "move the claim out of the HTML (a blank line ends an HTML block; the Markdown after it is read), or into an HTML comment `<!-- … -->` to keep it unpublished".into(),
+            });
+        }
+        i = at + 2 + close + 2;
+    }
+}
+
+/// Claims in the math `raw` (its source, delimiters included, at offset `base`): a `{{`
+/// followed by whitespace whose text up to `}}` reads as a claim. Anything else is LaTeX.
+fn claims_in_math(raw: &str, base: usize, claims: &mut Vec<Claim>) {
+    let mut i = 0;
+    while let Some(found) = raw[i..].find("{{") {
+        let at = i + found;
+        i = at + 2;
+        if !raw[at + 2..].starts_with(char::is_whitespace) {
+            continue;
+        }
+        let Some(close) = claim_close(&raw[at + 2..]) else { continue };
+        let span = base + at..base + at + 2 + close + 2;
+        if let Ok(c) = parse_claim(&raw[at + 2..at + 2 + close], base + at + 2, span) {
+            claims.push(c);
+            i = at + 2 + close + 2;
+        }
+    }
+}
+
+/// Claims in `text` (offset `base`) where `skip(at)` is false for the `{{` at `at`;
+/// syntax errors and unterminated claims go to `errors`.
+pub(crate) fn claims_where(
+    text: &str,
+    base: usize,
+    skip: impl Fn(usize) -> bool,
+    claims: &mut Vec<Claim>,
+    errors: &mut Vec<ClaimSyntaxError>,
+) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(found) = text[i..].find("{{") {
+        let at = i + found;
+        i = at + 2;
+        if skip(at) {
+            continue;
+        }
+        // `\{{` is a literal `{{` (an odd number of backslashes escapes it).
+        let slashes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        if slashes % 2 == 1 {
+            continue;
+        }
+        // The claim ends at the first `}}`, which must come before a blank line.
+        let rest = &text[at + 2..];
+        match claim_close(rest) {
+            Some(close) => {
+                let inner = &rest[..close];
+                let span = base + at..base + at + 2 + close + 2;
+                match parse_claim(inner, base + at + 2, span) {
+                    Ok(c) => claims.push(c),
+                    Err(e) => errors.push(e),
+                }
+                i = at + 2 + close + 2;
+            }
+            None => {
+                let line_end = rest.find('\n').unwrap_or(rest.len());
+                errors.push(ClaimSyntaxError {
+                    code: Code::ClaimSyntax,
+                    message: "unterminated claim: `{{` without `}}` in the same paragraph".into(),
+                    span: base + at..base + at + 2 + line_end,
+                    hint: "close the claim with `}}`, or write `\\{{` for a literal `{{`".into(),
+                });
+            }
+        }
+    }
+}
+
+fn find_claims(text: &str, base: usize, math: &[Range<usize>], out: &mut Scan) {
+    let excluded = &out.excluded;
+    claims_where(text, base, |at| in_ranges(excluded, at) || in_ranges(math, at), &mut out.claims, &mut out.errors);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::claim::ClaimKind;
+
+    fn stated(s: &Scan) -> Vec<String> {
+        s.claims
+            .iter()
+            .map(|c| match &c.kind {
+                ClaimKind::Check { stated, .. } => stated.clone(),
+                k => format!("{k:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn claims_in_code_html_and_math_are_ignored() {
+        let text = "a {{ x.a = 1 }}\n\n``` {{ x.b = 2 }} ``` and `` {{ x.c = 3 }} ``\n\n\
+                    ~~~\n{{ x.d = 4 }}\n~~~\n\n    {{ x.e = 5 }}\n\n<!-- {{ x.f = 6 }} -->\n\n\
+                    ${{ x.g = 7 }}$ and $${{ x.h = 8 }}$$\n\n<span title=\"{{ x.i = 9 }}\">z</span> {{ x.j = 10 }}\n";
+        let s = scan(text, 0);
+        // Claims in math are read (and checked); one in `$…{{x}}…$` without a space is LaTeX.
+        assert_eq!(stated(&s), vec!["1", "7", "8", "10"], "{:?}", s.errors);
+        assert!(scan("$\\frac{{a}}{2}$ and $x_{{{ plain 3 }}}$", 0).claims.is_empty());
+        // ... but one in raw HTML (not a comment) would be published unchecked: an error.
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.errors[0].code == Code::ClaimInHtml && text[s.errors[0].span.clone()] == *"{{ x.i = 9 }}");
+        let s = scan("<div>\n{{ x.a = 1 }} and {{ not a claim }}\n<!--\n{{ x.b = 2 }}\n-->\n</div>\n", 0);
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert!(s.claims.is_empty());
+    }
+
+    #[test]
+    fn escapes_and_unterminated_claims() {
+        let s = scan("\\{{ not a claim }} but {{ x.y = 3 }}\n\n{{ x.z = 4\n\nnext", 0);
+        assert_eq!(stated(&s), vec!["3"]);
+        assert_eq!(s.errors.len(), 1);
+        assert_eq!(s.errors[0].code, Code::ClaimSyntax, "{:?}", s.errors);
+        assert!(s.errors[0].message.contains("unterminated"));
+        // A blank line of spaces, a CRLF blank line, or a block quote's blank `>` line
+        // ends the paragraph too.
+        for text in ["{{ x.y = \n  \n3 }}", "{{ x.y\r\n\r\n= 3 }}", "> {{ x.y\n>\n> = 3 }}", "{{ x.y = 3"] {
+            let s = scan(text, 0);
+            assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.claims);
+        }
+        assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
+    }
+
+    #[test]
+    fn a_claim_may_wrap_a_line_and_sit_in_emphasis() {
+        let s = scan("*all {{ x.n =\n fifty-five }}* of them", 0);
+        assert_eq!(stated(&s), vec!["fifty-five"]);
+    }
+
+    #[test]
+    fn spans_in_unicode_text() {
+        let text = "⟨a|b⟩ — the {{ w.v = 1,001 }} positions’";
+        let s = scan(text, 10);
+        let c = &s.claims[0];
+        assert_eq!(&text[c.span.start - 10..c.span.end - 10], "{{ w.v = 1,001 }}");
+        match &c.kind {
+            ClaimKind::Check { stated_span, .. } => {
+                assert_eq!(&text[stated_span.start - 10..stated_span.end - 10], "1,001")
+            }
+            k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn unterminated_fences_are_errors() {
+        let s = scan("a {{ x.a = 1 }}\n\n```census\nid: g\n\nb {{ x.b = 2 }}\n", 0);
+        assert_eq!(stated(&s), vec!["1"]);
+        assert!(s.blocks.is_empty());
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert_eq!(s.errors[0].code, Code::UnterminatedFence, "{:?}", s.errors);
+        assert!(s.errors[0].message.contains("census block is never closed"));
+        // Closed fences, in containers too, are fine; so are longer closing fences.
+        for ok in ["```\nx\n```\n", "~~~~\nx\n~~~~~\n", "> ```census\n> id: a\n> ```\n", "- ```\n  x\n  ```\n", "```\n```"] {
+            assert!(scan(ok, 0).errors.is_empty(), "{ok:?}: {:?}", scan(ok, 0).errors);
+        }
+        for bad in ["```", "~~~\nx\n", "````\nx\n```\n", "> ```\n> x\n\nafter\n"] {
+            assert_eq!(scan(bad, 0).errors.len(), 1, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn directive_blocks_map_back_to_source() {
+        let text = "intro\n\n> ```census\n> id: a\n> run: b\n> ```\n";
+        let s = scan(text, 0);
+        assert_eq!(s.blocks.len(), 1);
+        let b = &s.blocks[0];
+        assert_eq!(b.kind, "census");
+        let at = b.content.find("run").unwrap();
+        assert_eq!(&text[b.source_offset(at)..b.source_offset(at) + 3], "run");
+    }
+}

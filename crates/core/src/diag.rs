@@ -1,0 +1,616 @@
+//! Diagnostics: problems a user can cause, as data with a code, a file and a byte span,
+//! rendered like a compiler's (`error[claim-mismatch]: …`, the source line underlined, a
+//! hint saying what to do).
+//!
+//! Loading, checking and rendering collect diagnostics; only the CLI decides how to print
+//! them and which exit code to use. Everything that acts on a diagnostic — follow-on
+//! suppression, `--bless`, the JSON report, the tests — matches its [`Code`], never its
+//! message, so a reworded message changes nothing but the text.
+
+use std::ops::Range;
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::files::{self, Files};
+use codespan_reporting::term::{self, termcolor};
+
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
+        /// What kind of problem a diagnostic reports: one variant per kind, named in
+        /// kebab-case (`claim-mismatch`) in the rendered diagnostic, the JSON report and
+        /// the README's list of codes, which explains each. A code is stable: the message
+        /// may be reworded, the code is not.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the README's order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code's name, as shown and documented: `claim-mismatch`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // Site, files and output.
+    /// A source file or folder could not be read.
+    ReadFailed = "read-failed",
+    /// A file could not be written (`--bless`).
+    WriteFailed = "write-failed",
+    /// A source file is not UTF-8.
+    NotUtf8 = "not-utf8",
+    /// There is no `essays/` folder to read, or it is not a folder.
+    NoEssays = "no-essays",
+    /// `countersign.yaml` does not parse or has a bad value.
+    BadConfig = "bad-config",
+    /// A macro under `math.macros` does not parse.
+    BadMacro = "bad-macro",
+    /// A result could not be stored in the results cache (a warning).
+    CacheWriteFailed = "cache-write-failed",
+    /// A results-cache entry failed its hash check or did not parse; it is recomputed (a
+    /// warning).
+    CacheEntryBad = "cache-entry-bad",
+    /// A file of `static/` would replace a page the build makes, or a page's folder.
+    StaticCollision = "static-collision",
+    /// A template does not parse or fails to render.
+    TemplateError = "template-error",
+    /// Templates include each other in a cycle, or a macro calls itself.
+    TemplateCycle = "template-cycle",
+    /// A template extends, imports or includes a template that does not exist.
+    UnknownTemplate = "unknown-template",
+    // Essays: files and front matter.
+    /// An essay's file name gives an empty slug.
+    EmptySlug = "empty-slug",
+    /// An essay is not published: a name on its path starts with `.` (a warning).
+    HiddenEssay = "hidden-essay",
+    /// Two essays have the same slug.
+    DuplicateSlug = "duplicate-slug",
+    /// Two essays have the same title.
+    DuplicateTitle = "duplicate-title",
+    /// An essay does not start with front matter.
+    MissingFrontMatter = "missing-front-matter",
+    /// The front matter is never closed.
+    UnterminatedFrontMatter = "unterminated-front-matter",
+    /// The front matter does not parse or has an unknown key.
+    BadFrontMatter = "bad-front-matter",
+    /// The front matter has no title.
+    MissingTitle = "missing-title",
+    /// A `date:` is not YYYY-MM-DD.
+    BadDate = "bad-date",
+    /// An `anchor:` is not usable as a page name.
+    BadAnchor = "bad-anchor",
+    /// A `rung:` is 0.
+    BadRung = "bad-rung",
+    /// A ladder's page would take an essay's place.
+    LadderCollision = "ladder-collision",
+    // Census and figure blocks.
+    /// A census or figure block's YAML does not parse or lacks a key.
+    BadBlock = "bad-block",
+    /// A block's `id` is not an identifier.
+    BadId = "bad-id",
+    /// Two census blocks of one essay bind the same id.
+    DuplicateId = "duplicate-id",
+    /// A figure's `from:` is not a path into a result.
+    BadPath = "bad-path",
+    /// Two figures of one essay have the same id, or a figure's id is not an identifier.
+    DuplicateFigureId = "duplicate-figure-id",
+    /// A block names a census that does not exist.
+    UnknownCensus = "unknown-census",
+    /// A census's parameters do not parse.
+    BadParams = "bad-params",
+    /// A parameter is outside the census's limits.
+    ParamOutOfRange = "param-out-of-range",
+    /// A call's estimated cost is over the site's budget.
+    OverBudget = "over-budget",
+    /// A census failed while running (a bug in countersign).
+    CensusPanicked = "census-panicked",
+    /// A site census's declaration (`censuses/NAME.yaml`) is malformed.
+    CensusDeclaration = "census-declaration",
+    /// A site census has the name of a built-in census.
+    CensusNameTaken = "census-name-taken",
+    /// A site census could not be started or exited with a non-zero status.
+    CensusExit = "census-exit",
+    /// A site census's output is not one JSON value.
+    CensusBadOutput = "census-bad-output",
+    /// A site census ran past its time limit.
+    CensusTimeout = "census-timeout",
+    /// A site census answered differently when run again (`check --verify`).
+    CensusNondeterministic = "census-nondeterministic",
+    /// A figure's kind does not exist.
+    UnknownFigureKind = "unknown-figure-kind",
+    /// A figure could not be drawn from its data.
+    FigureError = "figure-error",
+    // Claims.
+    /// A claim does not parse.
+    ClaimSyntax = "claim-syntax",
+    /// A claim inside raw HTML, published unchecked.
+    ClaimInHtml = "claim-in-html",
+    /// A claim where it cannot be shown: a link destination, an image source, a heading's
+    /// `{#id}`.
+    ClaimMisplaced = "claim-misplaced",
+    /// A code fence is never closed.
+    UnterminatedFence = "unterminated-fence",
+    /// A claim or figure reads an id no census block binds.
+    UnboundId = "unbound-id",
+    /// A path does not lead into the bound result.
+    PathNotInResult = "path-not-in-result",
+    /// An assert's operand is not a number.
+    NotANumber = "not-a-number",
+    /// An expression in a claim divides by zero.
+    DivisionByZero = "division-by-zero",
+    /// An operator or function of an expression is given a value of the wrong kind.
+    TypeMismatch = "type-mismatch",
+    /// An expression calls a function that does not exist.
+    UnknownFunction = "unknown-function",
+    /// `min` or `max` of an empty list.
+    EmptyList = "empty-list",
+    /// A stated value cannot be read as a number.
+    UnreadableStated = "unreadable-stated",
+    /// The stated value disagrees with the computed one.
+    ClaimMismatch = "claim-mismatch",
+    /// The stated form cannot express the computed value.
+    Incomparable = "incomparable",
+    /// An assert is false.
+    AssertFailed = "assert-failed",
+    /// `--bless` cannot rewrite a stated value.
+    BlessRefused = "bless-refused",
+    /// The essay changed between checking and `--bless`.
+    BlessStale = "bless-stale",
+    /// `--strict`: an interpolation prints a value but checks nothing.
+    UncheckedInterpolation = "unchecked-interpolation",
+    /// `--strict`: a number in prose no claim covers.
+    UncoveredNumber = "uncovered-number",
+    // Rendering.
+    /// Math that does not render.
+    LatexError = "latex-error",
+    /// A link to an essay that does not exist.
+    UnknownEssay = "unknown-essay",
+    /// A link to a heading that does not exist.
+    UnknownHeading = "unknown-heading",
+    /// A citation of a key not in `references.yaml`.
+    UnknownCitation = "unknown-citation",
+    /// `references.yaml` does not parse.
+    BadBibliography = "bad-bibliography",
+    /// A reference to a figure the essay does not have.
+    UnknownFigure = "unknown-figure",
+    /// A reference to an equation label the essay does not have.
+    UnknownEquation = "unknown-equation",
+    /// A link to a planned essay, shown as plain text (a warning).
+    PlannedLink = "planned-link",
+    /// An essay marked `draft: true`: checked, shown by watch, left out of build (a warning).
+    Draft = "draft",
+    /// An image an essay shows is not beside it.
+    MissingImage = "missing-image",
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The build fails.
+    Error,
+    /// Reported; the build goes on (`--strict` findings, for instance, when not strict).
+    Warning,
+}
+
+/// One problem at one place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// What kind of problem: what code acting on diagnostics matches.
+    pub code: Code,
+    /// The file, as shown to the user (relative to the site root where possible).
+    pub file: String,
+    /// Byte range into the file's text; empty at a point. `0..0` when the whole file is
+    /// meant (or the file could not be read).
+    pub span: Range<usize>,
+    /// One line saying what is wrong.
+    pub message: String,
+    /// Short text under the underline (may be empty).
+    pub label: String,
+    /// Hints and notes, each one line, shown after the source ("hint: ...").
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// An error of kind `code` at `span` of `file`.
+    pub fn error(code: Code, file: impl Into<String>, span: Range<usize>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            file: file.into(),
+            span,
+            message: message.into(),
+            label: String::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A warning of kind `code` at `span` of `file`.
+    pub fn warning(code: Code, file: impl Into<String>, span: Range<usize>, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, file, span, message) }
+    }
+
+    /// The same diagnostic with `label` under the underline.
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// The same diagnostic with one more note (shown as "= hint: …").
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.notes.push(format!("hint: {}", hint.into()));
+        self
+    }
+
+    /// The same diagnostic with one more note, shown as given.
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// True for errors.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// 1-based line and column of byte `offset` in `text`; the column counts Unicode scalar
+/// values, so `’`, `—` and `⟨` are one column each. An offset past the end or inside a
+/// character is clamped to the nearest character boundary before it.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = floor_boundary(text, offset);
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let col = text[line_start..offset].chars().count() + 1;
+    (line, col)
+}
+
+fn floor_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+fn ceil_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset += 1;
+    }
+    offset
+}
+
+/// The character shown for `c` in a terminal, when `c` would act instead of print:
+/// C0 controls but tab and line feed as their control pictures (ESC as `␛`, BEL as `␇`),
+/// DEL as `␡`, C1 controls (CSI, OSC as one character) and the bidirectional overrides
+/// and isolates as `�`. One character for one, so columns are unchanged. `None`: print
+/// `c` as it is. A carriage return is shown as `␍` unless a line feed follows.
+fn shown_as(c: char, next: Option<char>) -> Option<char> {
+    match c {
+        '\t' | '\n' => None,
+        '\r' if next == Some('\n') => None,
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
+        '\u{7f}' => Some('\u{2421}'),
+        '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => Some('\u{fffd}'),
+        _ => None,
+    }
+}
+
+/// `text` with every character a terminal would act on (an escape sequence's ESC, OSC,
+/// a bell, a bidirectional override) replaced by a visible one (see `shown_as`), so an
+/// essay cannot drive the terminal a diagnostic is printed on. Character counts are kept.
+pub fn escape_controls(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(shown_as(c, chars.peek().copied()).unwrap_or(c));
+    }
+    out
+}
+
+/// The most of one line a diagnostic shows, in characters; a longer line is cut to a
+/// window around the span (see [`Excerpt`]).
+pub const MAX_SHOWN_LINE: usize = 160;
+/// Characters kept before the span and after it in a cut line.
+const CONTEXT: usize = 50;
+/// The most of a span a cut line shows, in characters.
+const MAX_SHOWN_SPAN: usize = 60;
+/// The most characters of a message, label or note shown.
+const MAX_SHOWN_TEXT: usize = 400;
+/// The most diagnostics shown for one line of one file; the rest are counted in a note.
+pub const MAX_PER_LINE: usize = 3;
+
+/// What one diagnostic shows of its file: the span's first line (cut to a window around
+/// the span when longer than [`MAX_SHOWN_LINE`], with `…` at a cut end), its terminal
+/// controls escaped, and where that line sits in the file, so the header still gives the
+/// true `file:line:column`. A span over several lines is shown on its first.
+struct Excerpt {
+    name: String,
+    text: String,
+    /// 1-based line of the excerpt in the file.
+    line: usize,
+    /// 1-based column in the file of the excerpt's character after `skip` bytes.
+    column: usize,
+    /// Bytes of `…` the excerpt starts with (0 or 3).
+    skip: usize,
+    /// The span in `text`.
+    span: Range<usize>,
+}
+
+impl Excerpt {
+    fn new(name: &str, file: &str, span: &Range<usize>) -> Excerpt {
+        let start = floor_boundary(file, span.start);
+        let end = ceil_boundary(file, span.end.max(start));
+        let line_start = file[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = file[start..].find('\n').map_or(file.len(), |i| start + i);
+        let end = end.min(line_end).max(start);
+        let (line, _) = line_col(file, start);
+        let mut from = line_start;
+        let mut to = line_end;
+        let mut shown_end = end;
+        if file[line_start..line_end].chars().count() > MAX_SHOWN_LINE {
+            from = back_chars(file, start, CONTEXT).max(line_start);
+            shown_end = forward_chars(file, start, MAX_SHOWN_SPAN).min(end);
+            to = forward_chars(file, shown_end, CONTEXT).min(line_end);
+        }
+        let mut text = String::new();
+        let skip = if from > line_start { "…".len() } else { 0 };
+        if skip > 0 {
+            text.push('…');
+        }
+        let at = text.len();
+        let before = escape_controls(&file[from..start]);
+        let inside = escape_controls(&file[start..shown_end]);
+        text.push_str(&before);
+        text.push_str(&inside);
+        text.push_str(&escape_controls(&file[shown_end..to]));
+        if to < line_end {
+            text.push('…');
+        }
+        let span = at + before.len()..at + before.len() + inside.len();
+        let column = file[line_start..from].chars().count() + 1;
+        Excerpt { name: name.to_string(), text, line, column, skip, span }
+    }
+}
+
+fn back_chars(text: &str, at: usize, n: usize) -> usize {
+    text[..at].char_indices().rev().nth(n.saturating_sub(1)).map_or(0, |(i, _)| i)
+}
+
+fn forward_chars(text: &str, at: usize, n: usize) -> usize {
+    text[at..].char_indices().nth(n).map_or(text.len(), |(i, _)| at + i)
+}
+
+impl<'a> Files<'a> for Excerpt {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+
+    fn name(&'a self, (): ()) -> Result<&'a str, files::Error> {
+        Ok(&self.name)
+    }
+
+    fn source(&'a self, (): ()) -> Result<&'a str, files::Error> {
+        Ok(&self.text)
+    }
+
+    fn line_index(&'a self, (): (), _byte_index: usize) -> Result<usize, files::Error> {
+        Ok(0)
+    }
+
+    fn line_number(&'a self, (): (), _line_index: usize) -> Result<usize, files::Error> {
+        Ok(self.line)
+    }
+
+    fn column_number(&'a self, (): (), _line_index: usize, byte_index: usize) -> Result<usize, files::Error> {
+        let b = floor_boundary(&self.text, byte_index).max(self.skip);
+        Ok(self.column + self.text[self.skip..b].chars().count())
+    }
+
+    fn line_range(&'a self, (): (), _line_index: usize) -> Result<Range<usize>, files::Error> {
+        Ok(0..self.text.len())
+    }
+}
+
+/// `text` with its controls escaped and cut to [`MAX_SHOWN_TEXT`] characters.
+fn shown_text(text: &str) -> String {
+    let text = escape_controls(text);
+    match text.char_indices().nth(MAX_SHOWN_TEXT) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
+}
+
+/// The texts of the files diagnostics point into, for rendering their source lines.
+#[derive(Default, Clone, Debug)]
+pub struct Sources {
+    files: Vec<(String, String)>,
+}
+
+impl Sources {
+    /// No files.
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    /// Remember `text` as the contents of `name` (a later add of the same name wins).
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        let name = name.into();
+        let text = text.into();
+        if let Some(slot) = self.files.iter_mut().find(|(n, _)| *n == name) {
+            slot.1 = text;
+        } else {
+            self.files.push((name, text));
+        }
+    }
+
+    /// The text of `name`, if known.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.files.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+    }
+
+    /// `file:line:column` of a diagnostic (line 1, column 1 when the file is unknown).
+    pub fn position(&self, d: &Diagnostic) -> (usize, usize) {
+        match self.get(&d.file) {
+            Some(t) => line_col(t, d.span.start),
+            None => (1, 1),
+        }
+    }
+
+    /// Render `diags` as a compiler would, one after another, with colour when `color`:
+    /// `error[code]: message`, the span's line (cut around the span when long), label and
+    /// notes. What the essay wrote is shown with its terminal controls escaped. At most
+    /// [`MAX_PER_LINE`] diagnostics of one line are shown; the last of them says how many
+    /// more there are.
+    pub fn render(&self, diags: &[Diagnostic], color: bool) -> String {
+        let mut buf = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+        let config = term::Config::default();
+        let lines: Vec<Option<(&str, usize)>> =
+            diags.iter().map(|d| self.get(&d.file).map(|t| (d.file.as_str(), line_col(t, d.span.start).0))).collect();
+        let mut totals: std::collections::HashMap<(&str, usize), usize> = std::collections::HashMap::new();
+        for at in lines.iter().flatten() {
+            *totals.entry(*at).or_default() += 1;
+        }
+        let mut shown: std::collections::HashMap<(&str, usize), usize> = std::collections::HashMap::new();
+        for (d, at) in diags.iter().zip(&lines) {
+            let mut notes: Vec<String> = d.notes.iter().map(|n| shown_text(n)).collect();
+            if let Some(at) = at {
+                let n = shown.entry(*at).or_default();
+                *n += 1;
+                if *n > MAX_PER_LINE {
+                    continue;
+                }
+                let total = totals[at];
+                if *n == MAX_PER_LINE && total > MAX_PER_LINE {
+                    notes.push(format!("{} more problems on line {} are not shown: fix these first", total - MAX_PER_LINE, at.1));
+                }
+            }
+            let cs = match d.severity {
+                Severity::Error => CsDiagnostic::error(),
+                Severity::Warning => CsDiagnostic::warning(),
+            }
+            .with_code(d.code.as_str())
+            .with_message(shown_text(&d.message));
+            match self.get(&d.file) {
+                Some(text) => {
+                    let excerpt = Excerpt::new(&d.file, text, &d.span);
+                    let label = Label::primary((), excerpt.span.clone()).with_message(shown_text(&d.label));
+                    let _ = term::emit(&mut buf, &config, &excerpt, &cs.with_labels(vec![label]).with_notes(notes));
+                }
+                None => {
+                    notes.insert(0, format!("in {}", shown_text(&d.file)));
+                    let none = Excerpt { name: String::new(), text: String::new(), line: 1, column: 1, skip: 0, span: 0..0 };
+                    let _ = term::emit(&mut buf, &config, &none, &cs.with_notes(notes));
+                }
+            }
+        }
+        String::from_utf8_lossy(buf.as_slice()).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str, needle: &str) -> Range<usize> {
+        let i = text.find(needle).unwrap();
+        i..i + needle.len()
+    }
+
+    #[test]
+    fn every_code_has_a_distinct_kebab_case_name_documented_in_the_readme() {
+        let readme = include_str!("../../../README.md");
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        for n in &names {
+            assert!(n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{n}");
+            assert!(readme.contains(&format!("### `{n}`")), "README lacks a section `### `{n}``");
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len());
+        let documented = readme.lines().filter(|l| l.starts_with("### `") && l.ends_with('`')).count();
+        assert_eq!(documented, Code::ALL.len(), "README documents a code that does not exist");
+    }
+
+    #[test]
+    fn rendered_diagnostics_name_their_code() {
+        let mut s = Sources::new();
+        s.add("e.md", "one\ntwo three\n");
+        let d = Diagnostic::error(Code::ClaimMismatch, "e.md", at("one\ntwo three\n", "three"), "disagrees");
+        let out = s.render(&[d], false);
+        assert!(out.starts_with("error[claim-mismatch]: disagrees"), "{out}");
+        assert!(out.contains("e.md:2:5"), "{out}");
+    }
+
+    #[test]
+    fn terminal_controls_in_an_essay_are_shown_escaped() {
+        let text = "x \u{1b}]8;;http://evil\u{7}link\u{1b}]8;;\u{7} \u{1b}[2J {{ a.b = 1 }}\n";
+        let mut s = Sources::new();
+        s.add("e.md", text);
+        let d = Diagnostic::error(Code::ClaimMismatch, "e.md", at(text, "1 }}"), "says \u{1b}[31mred\u{9d}")
+            .with_label("\u{1b}[1m")
+            .with_hint("\u{202e}abc");
+        let out = s.render(&[d], false);
+        for bad in ['\u{1b}', '\u{7}', '\u{9d}', '\u{202e}'] {
+            assert!(!out.contains(bad), "{bad:?} printed raw: {out:?}");
+        }
+        assert!(out.contains("␛]8;;http://evil␇link"), "{out}");
+        // Escaping keeps one character for one: the column is the file's.
+        assert!(out.contains(&format!("e.md:1:{}", text[..text.find("1 }}").unwrap()].chars().count() + 1)), "{out}");
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_span_and_keeps_its_true_column() {
+        let line = format!("{}{{{{ a.b = 7 }}}}{}", "x".repeat(100_000), "y".repeat(100_000));
+        let mut s = Sources::new();
+        s.add("e.md", format!("first\n{line}\n"));
+        let text = s.get("e.md").unwrap().to_string();
+        let d = Diagnostic::error(Code::ClaimMismatch, "e.md", at(&text, "7"), "disagrees");
+        let out = s.render(&[d], false);
+        assert!(out.len() < 2_000, "{} bytes shown", out.len());
+        assert!(out.contains("e.md:2:100010"), "{out}");
+        assert!(out.contains("…xxx") && out.contains("{{ a.b = 7 }}yyy") && out.contains("y…"), "{out}");
+    }
+
+    #[test]
+    fn many_problems_on_one_line_show_a_few_and_count_the_rest() {
+        let line: String = (0..1000).map(|i| format!("{{{{ a.b = {i} }}}} ")).collect();
+        let mut s = Sources::new();
+        s.add("e.md", format!("{line}\nnext\n"));
+        let text = s.get("e.md").unwrap().to_string();
+        let mut diags: Vec<Diagnostic> = (0..1000)
+            .map(|i| {
+                let needle = format!("= {i} ");
+                Diagnostic::error(Code::ClaimMismatch, "e.md", at(&text, &needle), format!("number {i}"))
+            })
+            .collect();
+        diags.push(Diagnostic::error(Code::ClaimSyntax, "e.md", at(&text, "next"), "other line"));
+        let out = s.render(&diags, false);
+        assert_eq!(out.matches("error[claim-mismatch]").count(), MAX_PER_LINE, "{out}");
+        assert!(out.contains("997 more problems on line 1 are not shown"), "{out}");
+        assert!(out.contains("other line"), "{out}");
+        assert!(out.len() < 5_000, "{} bytes shown", out.len());
+    }
+}

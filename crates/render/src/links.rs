@@ -1,0 +1,325 @@
+//! Resolving the reference marks [`super::markdown::render`] leaves in a body, once every
+//! essay's headings are known: links to essays by title or slug (with heading anchors),
+//! citations of the bibliography, and cross-references to figures and equations.
+//!
+//! A link to an essay that does not exist is an error at the link (file:line:column),
+//! unless `countersign.yaml` lists its title under `planned:`; then it renders as plain
+//! text and the build reports it in one list of planned essays. Titles and headings match
+//! loosely: case, punctuation and spacing are ignored (both sides go through
+//! [`heading_id`]).
+
+use countersign_core::content::Essay;
+use countersign_core::diag::{Code, Diagnostic};
+
+use super::bib::Bibliography;
+use super::markdown::{escape, heading_id, Body, Heading, RefKind};
+
+/// An essay a link may point to.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Its slug.
+    pub slug: String,
+    /// Its title.
+    pub title: String,
+    /// Its headings (ids and texts).
+    pub headings: Vec<Heading>,
+}
+
+/// Everything links resolve against.
+pub struct Context<'a> {
+    /// Every essay of the site.
+    pub essays: &'a [Target],
+    /// Titles listed under `planned:`.
+    pub planned: &'a [String],
+    /// The bibliography.
+    pub bib: &'a Bibliography,
+}
+
+/// A body with its markers resolved.
+#[derive(Clone, Debug, Default)]
+pub struct Resolved {
+    /// The HTML.
+    pub html: String,
+    /// Broken links, unknown keys, figures or equations.
+    pub diags: Vec<Diagnostic>,
+    /// Planned essays linked to (as written in the config), first use first.
+    pub planned: Vec<String>,
+    /// Bibliography keys cited, first citation first.
+    pub cited: Vec<String>,
+}
+
+fn find_essay<'a>(essays: &'a [Target], target: &str) -> Option<&'a Target> {
+    let want = heading_id(target);
+    essays.iter().find(|t| t.slug == target).or_else(|| essays.iter().find(|t| heading_id(&t.title) == want || t.slug == want))
+}
+
+fn find_heading<'a>(headings: &'a [Heading], h: &str) -> Option<&'a Heading> {
+    let want = heading_id(h);
+    headings.iter().find(|x| x.id == h).or_else(|| headings.iter().find(|x| x.id == want || heading_id(&x.text) == want))
+}
+
+/// What [`resolve`] reads of the other essays to resolve `body`'s links, as text: for
+/// each link to another essay, the slug and title it finds (and that essay's headings when
+/// the link names one), or, when it finds none, every essay's title and slug (the
+/// diagnostic lists them). Two bodies' links resolve alike against two lists of essays
+/// when this text is the same (watch mode re-renders a page only then).
+pub fn reads(body: &Body, essays: &[Target]) -> String {
+    let mut out = String::new();
+    for rf in &body.refs {
+        let RefKind::Essay { target, heading, .. } = &rf.kind else { continue };
+        if target.is_empty() {
+            continue;
+        }
+        let part = match find_essay(essays, target) {
+            Some(t) if heading.is_some() => format!("{target:?} {:?} {:?} {:?}\n", t.slug, t.title, t.headings),
+            Some(t) => format!("{target:?} {:?} {:?}\n", t.slug, t.title),
+            None => format!("{target:?} none {:?}\n", essays.iter().map(|t| (&t.title, &t.slug)).collect::<Vec<_>>()),
+        };
+        out.push_str(&part);
+    }
+    out
+}
+
+/// Resolve the marks of `body` (the rendered body of `essay`, which lives at `/<slug>/`).
+/// `figures` are the essay's figure ids in order (Figure 1 first).
+pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) -> Resolved {
+    let mut r = Resolved::default();
+    // The HTML for each reference: (opening or whole, closing).
+    let mut parts: Vec<(String, String)> = Vec::with_capacity(body.refs.len());
+    for rf in &body.refs {
+        let err = |code: Code, msg: String, hint: String| {
+            Diagnostic::error(code, &essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint)
+        };
+        let html = match &rf.kind {
+            RefKind::Essay { target, heading, own_text } => {
+                essay_link(essay, body, ctx, (target, heading.as_deref(), *own_text), &err, &mut r)
+            }
+            RefKind::Cite { keys, year_only } => (citation(ctx, keys, *year_only, &err, &mut r), String::new()),
+            RefKind::Figure(id) => match figures.iter().position(|f| f == id) {
+                Some(i) => (format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), String::new()),
+                None => {
+                    r.diags.push(err(
+                        Code::UnknownFigure,
+                        format!("no figure `{id}` in this essay"),
+                        format!("figures: {}", figures.join(", ")),
+                    ));
+                    (format!("Figure {}", escape(id)), String::new())
+                }
+            },
+            RefKind::Equation(name) => match body.equations.iter().find(|e| e.label.as_deref() == Some(name.as_str())) {
+                Some(e) => (format!("<a class=\"xref\" href=\"#{}\">equation ({})</a>", escape(&e.id), e.number), String::new()),
+                None => {
+                    let names: Vec<&str> = body.equations.iter().filter_map(|e| e.label.as_deref()).collect();
+                    r.diags.push(err(
+                        Code::UnknownEquation,
+                        format!("no equation labelled `{name}` in this essay"),
+                        format!("label a display equation with \\label{{eq:{name}}}; labels: {}", names.join(", ")),
+                    ));
+                    (format!("equation {}", escape(name)), String::new())
+                }
+            },
+        };
+        parts.push(html);
+    }
+    r.html = splice(body, &parts);
+    r
+}
+
+/// `body`'s HTML with each mark replaced by its reference's part (opening or closing).
+fn splice(body: &Body, parts: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(body.html.len());
+    let mut last = 0;
+    for m in &body.marks {
+        let at = m.at.clamp(last, body.html.len());
+        out.push_str(&body.html[last..at]);
+        if let Some((open, close)) = parts.get(m.reference) {
+            out.push_str(if m.closing { close } else { open });
+        }
+        last = at;
+    }
+    out.push_str(&body.html[last..]);
+    out
+}
+
+/// A diagnostic at the reference being resolved: (message, hint) → diagnostic.
+type ErrAt<'e> = dyn Fn(Code, String, String) -> Diagnostic + 'e;
+
+/// The HTML of a link to an essay (`link`: target, heading, own text): opening and
+/// closing around the author's text, or the whole link. A missing essay is an error unless
+/// it is planned; a missing heading is an error.
+fn essay_link(
+    essay: &Essay,
+    body: &Body,
+    ctx: &Context,
+    link: (&str, Option<&str>, bool),
+    err: &ErrAt,
+    r: &mut Resolved,
+) -> (String, String) {
+    let (target, heading, own_text) = link;
+    let found = if target.is_empty() { None } else { find_essay(ctx.essays, target) };
+    if !target.is_empty() && found.is_none() {
+        if let Some(p) = ctx.planned.iter().find(|p| heading_id(p) == heading_id(target)) {
+            if !r.planned.contains(p) {
+                r.planned.push(p.clone());
+            }
+            return if own_text {
+                ("<span class=\"planned\">".to_string(), "</span>".to_string())
+            } else {
+                (format!("<span class=\"planned\">{}</span>", escape(target)), String::new())
+            };
+        }
+        let titles: Vec<String> = ctx.essays.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
+        r.diags.push(err(
+            Code::UnknownEssay,
+            format!("link to an essay that does not exist: `{target}`"),
+            format!("essays: {}; or list it under `planned:` in countersign.yaml", titles.join(", ")),
+        ));
+        return (escape(target), String::new());
+    }
+    let (mut href, headings, title) = match found {
+        Some(t) => (format!("../{}/", t.slug), t.headings.as_slice(), t.title.as_str()),
+        None => (String::new(), body.headings.as_slice(), essay.front.title.as_str()),
+    };
+    let mut shown = escape(title);
+    if let Some(h) = heading {
+        match find_heading(headings, h) {
+            Some(x) => {
+                href.push('#');
+                href.push_str(&x.id);
+                shown = if target.is_empty() { escape(&x.text) } else { format!("{shown}, § {}", escape(&x.text)) };
+            }
+            None => {
+                let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
+                r.diags.push(err(
+                    Code::UnknownHeading,
+                    format!("`{}` has no heading `{h}`", if target.is_empty() { "this essay" } else { target }),
+                    format!("headings: {}", ids.join(", ")),
+                ));
+            }
+        }
+    }
+    let open = format!("<a class=\"essay-link\" href=\"{}\">", escape(&href));
+    if own_text {
+        (open, "</a>".to_string())
+    } else {
+        (format!("{open}{shown}</a>"), String::new())
+    }
+}
+
+/// The HTML of a citation of `keys` (each with its locator, shown as written); an unknown
+/// key is an error.
+fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, err: &ErrAt, r: &mut Resolved) -> String {
+    let mut items = Vec::new();
+    for (key, loc) in keys {
+        let Some(e) = ctx.bib.entries.get(key) else {
+            let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
+            r.diags.push(err(
+                Code::UnknownCitation,
+                format!("no bibliography entry `{key}`"),
+                if known.is_empty() {
+                    "add it to references.yaml at the site root (hayagriva's YAML format)".to_string()
+                } else {
+                    format!("keys in references.yaml: {}", known.join(", "))
+                },
+            ));
+            items.push(escape(key));
+            continue;
+        };
+        if !r.cited.contains(key) {
+            r.cited.push(key.clone());
+        }
+        let mut text = if year_only { e.year.map(|y| y.to_string()).unwrap_or_else(|| e.names.clone()) } else { e.short() };
+        if let Some(l) = loc {
+            text.push_str(", ");
+            text.push_str(l);
+        }
+        items.push(format!("<a class=\"cite\" href=\"#ref-{}\">{}</a>", escape(key), escape(&text)));
+    }
+    format!("({})", items.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Math;
+
+    fn body(src: &str) -> (Essay, Body) {
+        let (e, d) =
+            countersign_core::content::parse_essay("essays/a.md", "essays/a.md".into(), format!("---\ntitle: First essay\n---\n{src}"));
+        assert!(d.is_empty(), "{d:?}");
+        let e = e.expect("essay");
+        let math = Math::new(&Default::default()).expect("math");
+        let texts: Vec<String> = vec![String::new(); e.claims.len()];
+        let (b, d) = crate::markdown::render(&e, &texts, &texts, &[], &math);
+        assert!(d.is_empty(), "{d:?}");
+        (e, b)
+    }
+
+    fn targets() -> Vec<Target> {
+        vec![Target {
+            slug: "no-two-heaps".into(),
+            title: "Nim where no two heaps match".into(),
+            headings: vec![Heading { level: 2, id: "the-proof".into(), text: "The proof".into() }],
+        }]
+    }
+
+    #[test]
+    fn links_by_title_slug_and_heading() {
+        let (e, b) =
+            body("See [[Nim where no two heaps match]], [[no-two-heaps#The proof|the proof]] and [there](essay:no-two-heaps#the-proof).\n");
+        let bib = Bibliography::default();
+        let t = targets();
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
+        assert!(r.diags.is_empty(), "{:?}", r.diags);
+        assert!(r.html.contains("<a class=\"essay-link\" href=\"../no-two-heaps/\">Nim where no two heaps match</a>"), "{}", r.html);
+        assert!(r.html.contains("<a class=\"essay-link\" href=\"../no-two-heaps/#the-proof\">the proof</a>"), "{}", r.html);
+        assert!(r.html.contains("href=\"../no-two-heaps/#the-proof\">there</a>"), "{}", r.html);
+    }
+
+    #[test]
+    fn missing_essay_is_an_error_at_the_link_unless_planned() {
+        let (e, b) = body("Later: [[The move that gives counters back]].\n");
+        let bib = Bibliography::default();
+        let t = targets();
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
+        assert_eq!(r.diags.len(), 1);
+        assert_eq!(r.diags[0].code, countersign_core::diag::Code::UnknownEssay, "{:?}", r.diags);
+        let at = e.source.find("[[").unwrap_or(0);
+        assert_eq!(r.diags[0].span.start, at);
+        let planned = vec!["The move that gives counters back".to_string()];
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &planned, bib: &bib });
+        assert!(r.diags.is_empty());
+        assert_eq!(r.planned, planned);
+        assert!(r.html.contains("<span class=\"planned\">The move that gives counters back</span>"), "{}", r.html);
+    }
+
+    #[test]
+    fn missing_heading_is_an_error() {
+        let (e, b) = body("See [[no-two-heaps#nowhere]].\n");
+        let bib = Bibliography::default();
+        let t = targets();
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
+        assert_eq!(r.diags.len(), 1);
+        assert_eq!(r.diags[0].code, countersign_core::diag::Code::UnknownHeading, "{:?}", r.diags);
+        assert!(r.diags[0].message.contains("no heading `nowhere`"), "{}", r.diags[0].message);
+    }
+
+    #[test]
+    fn citations_and_cross_references() {
+        let (bib, d) = crate::bib::parse("welter1954:\n  type: article\n  title: Games\n  author: Welter, C. P.\n  date: 1954\n");
+        assert!(d.is_empty());
+        let (e, b) = body("Welter [-@welter1954] proved it [@welter1954, p. 3]; see [@fig:grid] and [@eq:main]. Not `[@code]`.\n\n$$x \\label{eq:main}$$\n\nUnknown [@nobody].\n");
+        let t = targets();
+        let r = resolve(&e, &b, &["grid".to_string()], &Context { essays: &t, planned: &[], bib: &bib });
+        assert!(r.html.contains("Welter (<a class=\"cite\" href=\"#ref-welter1954\">1954</a>)"), "{}", r.html);
+        assert!(r.html.contains(">Welter 1954, p. 3</a>)"), "{}", r.html);
+        assert!(r.html.contains("<a class=\"xref\" href=\"#fig-grid\">Figure 1</a>"), "{}", r.html);
+        assert!(r.html.contains("<a class=\"xref\" href=\"#eq-main\">equation (1)</a>"), "{}", r.html);
+        assert!(r.html.contains("<code>[@code]</code>"), "{}", r.html);
+        assert!(r.html.contains("class=\"eq-number\">(1)</span>"), "{}", r.html);
+        assert_eq!(r.cited, vec!["welter1954".to_string()]);
+        assert_eq!(r.diags.len(), 1, "{:?}", r.diags);
+        assert_eq!(r.diags[0].code, countersign_core::diag::Code::UnknownCitation, "{:?}", r.diags);
+        assert!(r.diags[0].message.contains("`nobody`"));
+    }
+}

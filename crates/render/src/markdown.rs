@@ -1,0 +1,1133 @@
+//! One essay's Markdown body to HTML, with claims, figures and math substituted.
+//!
+//! The body is parsed as written; claims are carried through pulldown-cmark's events by
+//! their byte spans (an event inside a claim is dropped, the claim becomes one item of its
+//! own), so emphasis, smart punctuation and line breaks cannot split a claim and no
+//! character an author writes is taken for a placeholder. Directive blocks are removed
+//! (census) or replaced by their figure's HTML (figure), whose caption is rendered here
+//! like prose. Math becomes MathML, with the text of its claims; display equations are
+//! numbered (`\label{eq:name}` names one).
+//!
+//! A claim in a link's text, an image's alt text or a link's title is shown as its plain
+//! text; a claim in a link's destination or a heading's `{#id}` is an error. Heading ids
+//! leave out the stated values of claims, so `--bless` never changes an id.
+//!
+//! References are left as [`Mark`]s for [`super::links`] to resolve once every essay is
+//! rendered: links to essays (`[[Title]]`, `[[slug#heading|text]]`, `[text](essay:slug#heading)`),
+//! citations (`[@key]`, `[-@key]`, `[@key, ch. 13]`, `[@a; @b]`) and cross-references to
+//! figures and equations (`[@fig:id]`, `[@eq:name]`). A claim in a locator or a link's
+//! target reads as its plain text.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+
+use countersign_core::content::claim::ClaimKind;
+use countersign_core::content::scan::markdown_options;
+use countersign_core::content::Essay;
+use countersign_core::diag::{Code, Diagnostic};
+
+use super::math::Math;
+
+/// Where a figure's caption goes in the HTML the figure code makes for it: the body's
+/// renderer puts the caption, rendered like prose, in its place.
+pub const CAPTION_SLOT: &str = "<!-- caption -->";
+
+/// The `<figcaption>` of figure `number`, with [`CAPTION_SLOT`] for its text.
+pub fn caption_slot(number: usize) -> String {
+    format!("<figcaption><span class=\"fig-number\">Figure {number}.</span> {CAPTION_SLOT}</figcaption>")
+}
+
+/// What a reference marker stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    /// A link to an essay by title or slug, with an optional heading (id or text).
+    /// `own_text`: the author wrote the link text (it sits between the two marks).
+    Essay { target: String, heading: Option<String>, own_text: bool },
+    /// Citations of bibliography keys, each with an optional locator; `year_only` for `[-@key]`.
+    Cite { keys: Vec<(String, Option<String>)>, year_only: bool },
+    /// `[@fig:id]`.
+    Figure(String),
+    /// `[@eq:name]`.
+    Equation(String),
+}
+
+/// A reference found in the body, with its place in the essay's source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ref {
+    /// What it refers to.
+    pub kind: RefKind,
+    /// Byte span in the essay's source.
+    pub span: Range<usize>,
+}
+
+/// Where a reference's HTML goes in [`Body::html`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mark {
+    /// Byte offset in the HTML.
+    pub at: usize,
+    /// Index into [`Body::refs`].
+    pub reference: usize,
+    /// True for the end of a link whose text the author wrote (its `</a>`).
+    pub closing: bool,
+}
+
+/// A numbered display equation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Equation {
+    /// Its name from `\label{eq:name}`, if any.
+    pub label: Option<String>,
+    /// Its number, from 1.
+    pub number: usize,
+    /// Its anchor id.
+    pub id: String,
+}
+
+/// A heading of the essay, for the table of contents.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Heading {
+    /// 1 to 6.
+    pub level: u32,
+    /// The anchor id (unique in the page).
+    pub id: String,
+    /// The heading's text (claims as stated).
+    pub text: String,
+}
+
+/// The rendered body.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// HTML, without the references' HTML.
+    pub html: String,
+    /// Where each reference's HTML goes, in order of `at`.
+    pub marks: Vec<Mark>,
+    /// Headings in order.
+    pub headings: Vec<Heading>,
+    /// References, indexed by [`Mark::reference`].
+    pub refs: Vec<Ref>,
+    /// Display equations in order.
+    pub equations: Vec<Equation>,
+}
+
+/// One item of the stream the stages hand on: a Markdown event, a claim (by its index in
+/// the essay's claims), math still to convert, or a reference's place.
+#[derive(Clone, Debug)]
+enum Item<'a> {
+    Md(Event<'a>),
+    Claim(usize),
+    /// `$…$` or `$$…$$` with its claims' text put in; `filled` when it had claims (its
+    /// LaTeX errors then point at the whole math).
+    Math {
+        latex: String,
+        display: bool,
+        filled: bool,
+    },
+    /// A whole reference (a citation, a cross-reference, a link without its own text).
+    Mark(usize),
+    /// The start or end of a link to an essay around text the author wrote.
+    LinkMark {
+        reference: usize,
+        closing: bool,
+    },
+}
+
+/// Items with their byte ranges in their fragment's text.
+type Stream<'a> = Vec<(Item<'a>, Range<usize>)>;
+
+/// A piece of Markdown rendered on its own: the body, or a figure's caption.
+struct Fragment<'a> {
+    /// The Markdown; event ranges index it.
+    text: &'a str,
+    /// Its claims: (span in `text`, index in the essay's claims), sorted by span.
+    claims: Vec<(Range<usize>, usize)>,
+    /// `Some(offset)` when `text` is the file's text from that offset on (the body);
+    /// `None` for a text YAML decoded (a caption), whose diagnostics all go to `span`.
+    offset: Option<usize>,
+    /// The span in the file of the whole text.
+    span: Range<usize>,
+}
+
+impl Fragment<'_> {
+    /// The span in the file of `r` (a range of `text`), never empty.
+    fn to_file(&self, r: Range<usize>) -> Range<usize> {
+        match self.offset {
+            Some(o) => o + r.start..(o + r.end).max(o + r.start + 1),
+            None => self.span.clone(),
+        }
+    }
+
+    /// The position in `claims` of the claim whose span holds `at`.
+    fn claim_at(&self, at: usize) -> Option<usize> {
+        let after = self.claims.partition_point(|(s, _)| s.start <= at);
+        (after > 0 && at < self.claims[after - 1].0.end).then(|| after - 1)
+    }
+
+    /// The claims written in `s` (a destination, title or id as the parser decoded it,
+    /// from the event at `range`): their ranges in `s` and essay indices. A claim is known
+    /// by its text as written; one in `range` is preferred, for its span.
+    fn claims_in_str(&self, s: &str, range: &Range<usize>, by_text: &HashMap<&str, usize>) -> Vec<(Range<usize>, usize)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while let Some(found) = s[i..].find("{{") {
+            let at = i + found;
+            i = at + 2;
+            let Some(close) = countersign_core::content::scan::claim_close(&s[at + 2..]) else { continue };
+            let written = &s[at..at + close + 4];
+            let here =
+                self.claims.iter().find(|(sp, _)| range.start <= sp.start && sp.end <= range.end && &self.text[sp.clone()] == written);
+            if let Some(k) = here.map(|(_, k)| *k).or_else(|| by_text.get(written).copied()) {
+                out.push((at..at + written.len(), k));
+                i = at + written.len();
+            }
+        }
+        out
+    }
+}
+
+/// The renderer of one essay: what every stage reads, and what they collect.
+struct Renderer<'a> {
+    essay: &'a Essay,
+    claim_text: &'a [String],
+    figure_html: &'a [String],
+    math: &'a Math,
+    /// Claim index by its text as written (first one), for places the parser decodes.
+    by_text: HashMap<&'a str, usize>,
+    figure_index: usize,
+    diags: Vec<Diagnostic>,
+    refs: Vec<Ref>,
+    equations: Vec<Equation>,
+}
+
+/// Render `essay`'s body. `claim_html[i]` is the HTML for claim `i` of `essay.claims`,
+/// `claim_text[i]` its plain text (for link text, alt text, titles, math, heading ids and
+/// the table of contents); `figure_html[i]` the HTML for figure block `i`, holding
+/// [`CAPTION_SLOT`] where its caption goes. Math errors, and claims where none can go,
+/// come back as diagnostics at their place in the essay.
+pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figure_html: &[String], math: &Math) -> (Body, Vec<Diagnostic>) {
+    let mut r = Renderer {
+        essay,
+        claim_text,
+        figure_html,
+        math,
+        by_text: HashMap::new(),
+        figure_index: 0,
+        diags: Vec::new(),
+        refs: Vec::new(),
+        equations: Vec::new(),
+    };
+    for (i, c) in essay.claims.iter().enumerate() {
+        r.by_text.entry(&essay.source[c.span.clone()]).or_insert(i);
+    }
+    let body = body_fragment(essay);
+    let items = r.fragment(&body, true);
+    let (items, headings) = heading_ids(items, essay, claim_text);
+    let items = footnotes(items, &headings);
+    let (html, marks) = write_html(items, claim_html, claim_text);
+    (Body { html, marks, headings, refs: r.refs, equations: r.equations }, r.diags)
+}
+
+/// The body as a fragment: its claims are those in it outside the figure blocks.
+fn body_fragment(essay: &Essay) -> Fragment<'_> {
+    let base = essay.body.start;
+    let in_figure = |s: &Range<usize>| essay.figures.iter().any(|f| f.block.span.start <= s.start && s.start < f.block.span.end);
+    let claims = essay
+        .claims
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.span.start >= base && !in_figure(&c.span))
+        .map(|(i, c)| (c.span.start - base..c.span.end - base, i))
+        .collect();
+    Fragment { text: &essay.source[essay.body.clone()], claims, offset: Some(base), span: essay.body.clone() }
+}
+
+/// Figure `i`'s caption as a fragment: the claims found in the decoded caption, matched
+/// in order with the essay's claims in the caption's value as written.
+fn caption_fragment(essay: &Essay, i: usize) -> Fragment<'_> {
+    let f = &essay.figures[i];
+    let text = f.caption_markdown.as_str();
+    let local = countersign_core::content::scan::scan(text, 0).claims;
+    let global = essay.claims.iter().enumerate().filter(|(_, c)| f.caption_span.start <= c.span.start && c.span.end <= f.caption_span.end);
+    let claims = local.iter().map(|c| c.span.clone()).zip(global.map(|(k, _)| k)).collect();
+    Fragment { text, claims, offset: None, span: f.caption_span.clone() }
+}
+
+impl<'a> Renderer<'a> {
+    /// The items of `frag`, every stage but heading ids and writing done. Directive
+    /// blocks are read only in the body (`body`).
+    fn fragment(&mut self, frag: &Fragment<'a>, body: bool) -> Stream<'a> {
+        let events = Parser::new_ext(frag.text, markdown_options() | Options::ENABLE_WIKILINKS).into_offset_iter().collect();
+        let items = self.place_claims(frag, events);
+        let items = self.references(frag, items);
+        self.blocks_and_math(frag, items, body)
+    }
+
+    /// Claims into the event stream: text is split at claims, each claim becomes one
+    /// [`Item::Claim`] and every event inside it is dropped (a tag opened inside a claim is
+    /// dropped with its end); claims in math, link titles and essay-link targets are
+    /// replaced by their text; one in a destination or a heading's `{#id}` is an error.
+    fn place_claims(&mut self, frag: &Fragment<'a>, events: Vec<(Event<'a>, Range<usize>)>) -> Stream<'a> {
+        let mut out = Vec::with_capacity(events.len());
+        let mut placed = vec![false; frag.claims.len()];
+        let mut dropped: Vec<bool> = Vec::new();
+        let mut in_code = 0usize;
+        for (ev, range) in events {
+            let holder = frag.claim_at(range.start);
+            match ev {
+                Event::Start(tag) => {
+                    let drop = holder.is_some_and(|k| frag.claims[k].0.start < range.start);
+                    dropped.push(drop);
+                    if !drop {
+                        in_code += matches!(tag, Tag::CodeBlock(_)) as usize;
+                        let tag = self.attributes(frag, tag, &range);
+                        out.push((Item::Md(Event::Start(tag)), range));
+                    }
+                }
+                Event::End(end) => {
+                    if !dropped.pop().unwrap_or(false) {
+                        in_code -= (matches!(end, TagEnd::CodeBlock) && in_code > 0) as usize;
+                        out.push((Item::Md(Event::End(end)), range));
+                    }
+                }
+                Event::Text(t) if in_code == 0 => split_text(frag, t, range, &mut placed, &mut out),
+                Event::InlineMath(m) | Event::DisplayMath(m) if in_code == 0 && holder.is_none() => {
+                    let display = frag.text.get(range.start..range.start + 2) == Some("$$");
+                    let math = self.math_claims(frag, &m, &range, display);
+                    out.push((math, range));
+                }
+                ev => match holder.filter(|_| in_code == 0) {
+                    Some(k) if !placed[k] => {
+                        placed[k] = true;
+                        out.push((Item::Claim(frag.claims[k].1), frag.claims[k].0.clone()));
+                    }
+                    Some(_) => {}
+                    None => out.push((Item::Md(ev), range)),
+                },
+            }
+        }
+        out
+    }
+
+    /// A link's or image's title and an essay link's target with their claims' text put
+    /// in; a claim in another destination or in a heading's attributes is an error.
+    fn attributes(&mut self, frag: &Fragment<'a>, tag: Tag<'a>, range: &Range<usize>) -> Tag<'a> {
+        match tag {
+            Tag::Link { link_type, dest_url, title, id } => {
+                let target = matches!(link_type, LinkType::WikiLink { .. }) || dest_url.starts_with("essay:");
+                let dest_url =
+                    if target { self.fill(frag, dest_url, range) } else { self.refuse(frag, dest_url, range, "a link's destination") };
+                Tag::Link { link_type, dest_url, title: self.fill(frag, title, range), id }
+            }
+            Tag::Image { link_type, dest_url, title, id } => {
+                let dest_url = self.refuse(frag, dest_url, range, "an image's source");
+                Tag::Image { link_type, dest_url, title: self.fill(frag, title, range), id }
+            }
+            Tag::Heading { level, id, classes, attrs } => {
+                let id = id.map(|id| self.refuse(frag, id, range, "a heading's `{#id}`"));
+                self.refuse_in_attribute_block(frag, range);
+                Tag::Heading { level, id, classes, attrs }
+            }
+            t => t,
+        }
+    }
+
+    /// `s` with each claim written in it replaced by the claim's plain text.
+    fn fill(&self, frag: &Fragment<'a>, s: CowStr<'a>, range: &Range<usize>) -> CowStr<'a> {
+        if !s.contains("{{") {
+            return s;
+        }
+        let mut out = String::with_capacity(s.len());
+        let mut last = 0;
+        for (r, k) in frag.claims_in_str(&s, range, &self.by_text) {
+            out.push_str(&s[last..r.start]);
+            out.push_str(self.claim_text.get(k).map_or("", String::as_str));
+            last = r.end;
+        }
+        out.push_str(&s[last..]);
+        CowStr::from(out)
+    }
+
+    /// `s` as it is, with an error at each claim written in it (`what` names the place).
+    fn refuse(&mut self, frag: &Fragment<'a>, s: CowStr<'a>, range: &Range<usize>, what: &str) -> CowStr<'a> {
+        for (_, k) in frag.claims_in_str(&s, range, &self.by_text) {
+            let span = self.essay.claims[k].span.clone();
+            self.diags.push(
+                Diagnostic::error(Code::ClaimMisplaced, &self.essay.file, span, format!("a claim cannot go in {what}"))
+                    .with_label("in this claim")
+                    .with_hint("a destination or an id is not read as text: state the number in the link's text or the heading's text"),
+            );
+        }
+        s
+    }
+
+    /// An error at each claim in the `{#id}` or `{.class}` block closing the heading at
+    /// `range` (the parser reads such a block as text once a claim is in it).
+    fn refuse_in_attribute_block(&mut self, frag: &Fragment<'a>, range: &Range<usize>) {
+        let src = frag.text.get(range.clone()).unwrap_or("").trim_end();
+        let Some(open) = src.rfind("{#").or_else(|| src.rfind("{.")).filter(|_| src.ends_with('}')) else { return };
+        let from = range.start + open;
+        for (span, _) in frag.claims.iter().filter(|(sp, _)| from < sp.start && sp.end <= range.end) {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::ClaimMisplaced,
+                    &self.essay.file,
+                    frag.to_file(span.clone()),
+                    "a claim cannot go in a heading's `{#id}`",
+                )
+                .with_label("in this claim")
+                .with_hint("an id is not read as text: state the number in the heading's text (its id leaves stated values out)"),
+            );
+        }
+    }
+
+    /// The math `m` (event at `range`) with its claims' text put in.
+    fn math_claims(&mut self, frag: &Fragment<'a>, m: &str, range: &Range<usize>, display: bool) -> Item<'a> {
+        let inner = range.start + if display { 2 } else { 1 };
+        let claims: Vec<&(Range<usize>, usize)> =
+            frag.claims.iter().filter(|(s, _)| range.start <= s.start && s.end <= range.end).collect();
+        if claims.is_empty() {
+            return Item::Math { latex: m.to_string(), display, filled: false };
+        }
+        if frag.text.get(inner..inner + m.len()) != Some(m) {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::ClaimMisplaced,
+                    &self.essay.file,
+                    frag.to_file(range.clone()),
+                    "a claim in this math cannot be placed",
+                )
+                .with_hint("write the math on one line, without a block quote's `>` inside it"),
+            );
+            return Item::Math { latex: m.to_string(), display, filled: false };
+        }
+        let mut latex = String::with_capacity(m.len());
+        let mut last = 0;
+        for (s, k) in claims {
+            latex.push_str(&m[last..s.start - inner]);
+            latex.push_str(self.claim_text.get(*k).map_or("", String::as_str));
+            last = s.end - inner;
+        }
+        latex.push_str(&m[last..]);
+        Item::Math { latex, display, filled: true }
+    }
+}
+
+/// Text event `t` at `range`, split at the claims it meets: the text outside them, and
+/// each claim once (at its first event). A text the parser changed (a smart quote, an
+/// entity) is kept whole unless it lies in a claim.
+fn split_text<'a>(frag: &Fragment<'a>, t: CowStr<'a>, range: Range<usize>, placed: &mut [bool], out: &mut Stream<'a>) {
+    let first = frag.claims.partition_point(|(s, _)| s.end <= range.start);
+    let meets = frag.claims.get(first).is_some_and(|(s, _)| s.start < range.end);
+    if !meets {
+        out.push((Item::Md(Event::Text(t)), range));
+        return;
+    }
+    let verbatim = frag.text.get(range.clone()) == Some(&*t);
+    let mut cur = range.start;
+    for (k, (span, index)) in frag.claims.iter().enumerate().skip(first) {
+        if span.start >= range.end {
+            break;
+        }
+        if span.start > cur {
+            let piece = if verbatim { CowStr::Borrowed(&frag.text[cur..span.start]) } else { t.clone() };
+            out.push((Item::Md(Event::Text(piece)), cur..span.start));
+        }
+        if !placed[k] {
+            placed[k] = true;
+            out.push((Item::Claim(*index), span.clone()));
+        }
+        cur = cur.max(span.end);
+        if !verbatim {
+            return;
+        }
+    }
+    if cur < range.end {
+        out.push((Item::Md(Event::Text(CowStr::Borrowed(&frag.text[cur..range.end]))), cur..range.end));
+    }
+}
+
+/// A run of text and claims, concatenated for finding citations: each piece's range in
+/// the concatenation and in the fragment, and the claim it is, if one.
+struct Run<'a> {
+    text: String,
+    pieces: Vec<(Range<usize>, Range<usize>, Option<usize>)>,
+    items: Stream<'a>,
+}
+
+impl<'a> Run<'a> {
+    fn new() -> Run<'a> {
+        Run { text: String::new(), pieces: Vec::new(), items: Vec::new() }
+    }
+
+    fn push(&mut self, item: Item<'a>, range: Range<usize>, claim_text: &[String]) {
+        let shown = match &item {
+            Item::Md(Event::Text(t)) => t.to_string(),
+            Item::Claim(k) => claim_text.get(*k).cloned().unwrap_or_default(),
+            _ => String::new(),
+        };
+        let at = self.text.len();
+        self.text.push_str(&shown);
+        let claim = if let Item::Claim(k) = item { Some(k) } else { None };
+        self.pieces.push((at..self.text.len(), range.clone(), claim));
+        self.items.push((item, range));
+    }
+
+    /// The fragment offset of offset `at` of the concatenation.
+    fn to_fragment(&self, at: usize) -> usize {
+        let i = self.pieces.partition_point(|(s, _, _)| s.end <= at).min(self.pieces.len().saturating_sub(1));
+        let Some((s, f, _)) = self.pieces.get(i) else { return 0 };
+        f.start + (at.saturating_sub(s.start)).min(f.len())
+    }
+
+    /// The items of the concatenation's range `r`: text cut to it, claims that start in it.
+    fn items_in(&self, r: Range<usize>, out: &mut Stream<'a>) {
+        for ((s, f, claim), _) in self.pieces.iter().zip(&self.items) {
+            if s.end <= r.start && !(s.is_empty() && s.start == r.start) || s.start >= r.end && !s.is_empty() {
+                continue;
+            }
+            match claim {
+                Some(k) if s.start >= r.start => out.push((Item::Claim(*k), f.clone())),
+                Some(_) => {}
+                None => {
+                    let (a, b) = (s.start.max(r.start), s.end.min(r.end));
+                    if a < b {
+                        let range = self.to_fragment(a)..self.to_fragment(b);
+                        out.push((Item::Md(Event::Text(CowStr::from(self.text[a..b].to_string()))), range));
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Renderer<'a> {
+    /// References into marks: links to essays, and citations and cross-references found
+    /// in runs of text and claims (a claim in a locator reads as its text).
+    fn references(&mut self, frag: &Fragment<'a>, items: Stream<'a>) -> Stream<'a> {
+        let mut out = Vec::with_capacity(items.len());
+        let mut run = Run::new();
+        let mut in_code = false;
+        let mut skip_link_text = false;
+        let mut open_link: Option<usize> = None;
+        for (item, range) in items {
+            if skip_link_text {
+                skip_link_text = !matches!(item, Item::Md(Event::End(TagEnd::Link)));
+                continue;
+            }
+            if !in_code && matches!(item, Item::Md(Event::Text(_)) | Item::Claim(_)) {
+                run.push(item, range, self.claim_text);
+                continue;
+            }
+            self.citations(frag, std::mem::replace(&mut run, Run::new()), &mut out);
+            match item {
+                Item::Md(Event::Start(Tag::CodeBlock(_))) => in_code = true,
+                Item::Md(Event::End(TagEnd::CodeBlock)) => in_code = false,
+                Item::Md(Event::Start(Tag::Link { link_type, ref dest_url, .. }))
+                    if matches!(link_type, LinkType::WikiLink { .. }) || dest_url.starts_with("essay:") =>
+                {
+                    let own_text = !matches!(link_type, LinkType::WikiLink { has_pothole: false });
+                    let (target, heading) = essay_target(dest_url);
+                    let n = self.refs.len();
+                    self.refs.push(Ref { kind: RefKind::Essay { target, heading, own_text }, span: frag.to_file(range.clone()) });
+                    skip_link_text = !own_text;
+                    if own_text {
+                        open_link = Some(n);
+                        out.push((Item::LinkMark { reference: n, closing: false }, range));
+                    } else {
+                        out.push((Item::Mark(n), range));
+                    }
+                    continue;
+                }
+                Item::Md(Event::End(TagEnd::Link)) if open_link.is_some() => {
+                    let n = open_link.take().unwrap_or_default();
+                    out.push((Item::LinkMark { reference: n, closing: true }, range));
+                    continue;
+                }
+                _ => {}
+            }
+            out.push((item, range));
+        }
+        self.citations(frag, run, &mut out);
+        out
+    }
+
+    /// The items of `run`, with its citations as marks.
+    fn citations(&mut self, frag: &Fragment<'a>, run: Run<'a>, out: &mut Stream<'a>) {
+        if !(run.text.contains("[@") || run.text.contains("[-@")) {
+            out.extend(run.items);
+            return;
+        }
+        for (r, cite) in split_cites(&run.text) {
+            match cite {
+                None => run.items_in(r, out),
+                Some(kind) => {
+                    let span = frag.to_file(run.to_fragment(r.start)..run.to_fragment(r.end));
+                    out.push((Item::Mark(self.refs.len()), r));
+                    self.refs.push(Ref { kind, span });
+                }
+            }
+        }
+    }
+
+    /// Directive blocks (the body only: a census block is dropped, a figure block becomes
+    /// its figure with its caption) and math to MathML (kept as LaTeX in an image's alt).
+    fn blocks_and_math(&mut self, frag: &Fragment<'a>, items: Stream<'a>, body: bool) -> Stream<'a> {
+        let mut out = Vec::with_capacity(items.len());
+        let mut skipping = false;
+        let mut images = 0usize;
+        for (item, range) in items {
+            match item {
+                Item::Md(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(ref info)))) if body => {
+                    let word = info.split_whitespace().next().unwrap_or("");
+                    if word == "census" || word == "figure" {
+                        skipping = true;
+                        if word == "figure" {
+                            self.figure(&mut out);
+                        }
+                        continue;
+                    }
+                }
+                Item::Md(Event::End(TagEnd::CodeBlock)) if skipping => {
+                    skipping = false;
+                    continue;
+                }
+                _ if skipping => continue,
+                Item::Md(Event::Start(Tag::Image { .. })) => images += 1,
+                Item::Md(Event::End(TagEnd::Image)) => images = images.saturating_sub(1),
+                Item::Math { latex, display, filled } => {
+                    let ev = if images > 0 {
+                        Event::Text(CowStr::from(if display { format!("$${latex}$$") } else { format!("${latex}$") }))
+                    } else {
+                        self.math_html(frag, latex, display, filled, &range)
+                    };
+                    out.push((Item::Md(ev), range));
+                    continue;
+                }
+                _ => {}
+            }
+            out.push((item, range));
+        }
+        out
+    }
+
+    /// The next figure's HTML, its caption rendered like prose in [`CAPTION_SLOT`].
+    fn figure(&mut self, out: &mut Stream<'a>) {
+        let i = self.figure_index;
+        self.figure_index += 1;
+        let html = self.figure_html.get(i).map_or("", String::as_str);
+        let Some((before, after)) = html.split_once(CAPTION_SLOT).filter(|_| i < self.essay.figures.len()) else {
+            out.push((Item::Md(Event::Html(CowStr::from(html.to_string()))), 0..0));
+            return;
+        };
+        out.push((Item::Md(Event::Html(CowStr::from(before.to_string()))), 0..0));
+        let frag = caption_fragment(self.essay, i);
+        let mut caption = self.fragment(&frag, false);
+        // One paragraph is the caption's text; more blocks stay blocks.
+        let paragraphs = caption.iter().filter(|(it, _)| matches!(it, Item::Md(Event::Start(Tag::Paragraph)))).count();
+        if paragraphs == 1 && matches!(caption.first(), Some((Item::Md(Event::Start(Tag::Paragraph)), _))) {
+            caption.retain(|(it, _)| !matches!(it, Item::Md(Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph))));
+        }
+        out.extend(caption);
+        out.push((Item::Md(Event::Html(CowStr::from(after.to_string()))), 0..0));
+    }
+
+    /// MathML for `latex` (a display equation numbered, `\label{eq:name}` naming it), or
+    /// the LaTeX as code with a diagnostic.
+    fn math_html(&mut self, frag: &Fragment<'a>, mut latex: String, display: bool, filled: bool, range: &Range<usize>) -> Event<'a> {
+        // `\label{eq:name}` names a display equation; blanked to spaces so that error
+        // offsets still point into the source.
+        let mut label = None;
+        if display {
+            if let Some(a) = latex.find("\\label{") {
+                if let Some(b) = latex[a..].find('}') {
+                    let name = latex[a + 7..a + b].trim();
+                    label = Some(name.strip_prefix("eq:").unwrap_or(name).to_string());
+                    latex.replace_range(a..a + b + 1, &" ".repeat(b + 1));
+                }
+            }
+        }
+        match self.math.render(&latex, display) {
+            Ok(ml) if display => {
+                let number = self.equations.len() + 1;
+                let id = match &label {
+                    Some(l) => format!("eq-{}", heading_id(l)),
+                    None => format!("eq-{number}"),
+                };
+                let html = format!(
+                    "<span class=\"display-math\" id=\"{}\"><span class=\"eq-body\">{ml}</span><span class=\"eq-number\">({number})</span></span>",
+                    escape(&id)
+                );
+                self.equations.push(Equation { label, number, id });
+                Event::InlineHtml(CowStr::from(html))
+            }
+            Ok(ml) => Event::InlineHtml(CowStr::from(ml)),
+            Err(e) => {
+                let start = range.start + if display { 2 } else { 1 };
+                let span = if filled {
+                    frag.to_file(range.clone())
+                } else {
+                    frag.to_file(start + e.span.start.min(latex.len())..start + e.span.end.min(latex.len()))
+                };
+                self.diags.push(
+                    Diagnostic::error(Code::LatexError, &self.essay.file, span, format!("LaTeX error: {}", e.message))
+                        .with_label("in this math")
+                        .with_hint("math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml"),
+                );
+                Event::Code(CowStr::from(latex))
+            }
+        }
+    }
+}
+
+/// Unique heading ids in linear time: a used set, and for each stem the next suffix to try.
+#[derive(Default)]
+struct Ids {
+    used: HashSet<String>,
+    next: HashMap<String, usize>,
+}
+
+impl Ids {
+    /// `stem`, or `stem-1`, `stem-2`, … the first not yet used.
+    fn unique(&mut self, stem: String) -> String {
+        let mut id = stem.clone();
+        if self.used.contains(&id) {
+            let n = self.next.entry(stem.clone()).or_insert(1);
+            loop {
+                id = format!("{stem}-{n}");
+                *n += 1;
+                if !self.used.contains(&id) {
+                    break;
+                }
+            }
+        }
+        self.used.insert(id.clone());
+        id
+    }
+}
+
+/// Headings get ids (written `{#id}`, or from their text) and permalinks. An id leaves
+/// out the stated value of a claim (and an interpolated one), so a number `--bless`
+/// rewrites never changes it; a `plain` claim's text is kept.
+fn heading_ids<'a>(items: Stream<'a>, essay: &Essay, claim_text: &[String]) -> (Stream<'a>, Vec<Heading>) {
+    let mut out = Vec::with_capacity(items.len());
+    let mut headings = Vec::new();
+    let mut ids = Ids::default();
+    let mut open: Option<(Tag<'a>, Range<usize>, Stream<'a>)> = None;
+    for (item, range) in items {
+        match item {
+            Item::Md(Event::Start(tag @ Tag::Heading { .. })) if open.is_none() => open = Some((tag, range, Vec::new())),
+            Item::Md(Event::End(end @ TagEnd::Heading(_))) if open.is_some() => {
+                let Some((Tag::Heading { level, id, classes, attrs }, hrange, inner)) = open.take() else { continue };
+                let (mut shown, mut stem) = (String::new(), String::new());
+                for (it, _) in &inner {
+                    match it {
+                        Item::Md(Event::Text(t) | Event::Code(t)) => {
+                            shown.push_str(t);
+                            stem.push_str(t);
+                        }
+                        Item::Claim(k) => {
+                            let text = claim_text.get(*k).map_or("", String::as_str);
+                            shown.push_str(text);
+                            if matches!(essay.claims.get(*k).map(|c| &c.kind), Some(ClaimKind::Plain { .. })) {
+                                stem.push_str(text);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                let id = ids.unique(page_safe_id(id.map_or_else(|| heading_id(&stem), |i| i.to_string())));
+                headings.push(Heading { level: level as u32, id: id.clone(), text: shown.trim().to_string() });
+                let link = format!("<a class=\"permalink\" href=\"#{}\" aria-label=\"Permalink to this section\">#</a>", escape(&id));
+                out.push((Item::Md(Event::Start(Tag::Heading { level, id: Some(CowStr::from(id)), classes, attrs })), hrange));
+                out.extend(inner);
+                out.push((Item::Md(Event::InlineHtml(CowStr::from(link))), range.clone()));
+                out.push((Item::Md(Event::End(end)), range));
+            }
+            item => match open.as_mut() {
+                Some((_, _, inner)) => inner.push((item, range)),
+                None => out.push((item, range)),
+            },
+        }
+    }
+    (out, headings)
+}
+
+/// Footnotes with ids unique on the page and links both ways. Notes are numbered from 1
+/// in the order they are first referred to (then, unreferred, in the order written);
+/// reference `k` of note `n` is `<sup id="fnref-n-k">` linking to `#fn-n`, and the note,
+/// moved to a `footnotes` section at the end of the body, links back to each of its
+/// references (↩, ↩², …). The ids avoid the headings' ids (`fn-1` becomes `fn-1-1` on a
+/// page with a heading `fn-1`). A reference with no note is left as its text by the parser.
+fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
+    let (mut labels, mut refs) = footnote_labels(&items);
+    if labels.is_empty() {
+        return items;
+    }
+    let mut ids = Ids::default();
+    for h in headings {
+        ids.used.insert(h.id.clone());
+    }
+    let note_ids: Vec<String> = (1..=labels.len()).map(|n| ids.unique(format!("fn-{n}"))).collect();
+    let ref_ids: Vec<Vec<String>> =
+        refs.iter().enumerate().map(|(i, &r)| (1..=r).map(|k| ids.unique(format!("fnref-{}-{k}", i + 1))).collect()).collect();
+    let mut out = Vec::with_capacity(items.len());
+    let mut notes: Vec<Stream<'a>> = (0..labels.len()).map(|_| Vec::new()).collect();
+    let mut seen = vec![0usize; labels.len()];
+    let mut open: Option<usize> = None;
+    for (item, range) in items {
+        match item {
+            Item::Md(Event::FootnoteReference(l)) => {
+                let i = footnote_number(&mut labels, &mut refs, &l);
+                let id = &ref_ids[i][seen[i]];
+                seen[i] += 1;
+                let html = format!(
+                    "<sup class=\"footnote-reference\" id=\"{}\"><a href=\"#{}\">{}</a></sup>",
+                    escape(id),
+                    escape(&note_ids[i]),
+                    i + 1
+                );
+                let target = match open {
+                    Some(n) => &mut notes[n],
+                    None => &mut out,
+                };
+                target.push((Item::Md(Event::InlineHtml(CowStr::from(html))), range));
+            }
+            Item::Md(Event::Start(Tag::FootnoteDefinition(l))) if open.is_none() => {
+                let i = footnote_number(&mut labels, &mut refs, &l);
+                open = Some(i);
+                let html = format!("<li class=\"footnote-definition\" id=\"{}\" value=\"{}\">", escape(&note_ids[i]), i + 1);
+                notes[i].push((Item::Md(Event::Html(CowStr::from(html))), range));
+            }
+            Item::Md(Event::End(TagEnd::FootnoteDefinition)) if open.is_some() => {
+                let i = open.take().unwrap_or_default();
+                notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{}</li>\n", backlinks(&ref_ids[i]))))), range));
+            }
+            item => match open {
+                Some(n) => notes[n].push((item, range)),
+                None => out.push((item, range)),
+            },
+        }
+    }
+    out.push((Item::Md(Event::Html(CowStr::from("<section class=\"footnotes\" aria-label=\"Notes\"><ol>\n"))), 0..0));
+    out.extend(notes.into_iter().flatten());
+    out.push((Item::Md(Event::Html(CowStr::from("</ol></section>\n"))), 0..0));
+    out
+}
+
+/// The footnotes' labels in the order of their numbers (first referred to, then the
+/// unreferred in the order written), and how often each is referred to.
+fn footnote_labels<'a>(items: &Stream<'a>) -> (Vec<CowStr<'a>>, Vec<usize>) {
+    let (mut labels, mut refs) = (Vec::new(), Vec::new());
+    for (item, _) in items {
+        if let Item::Md(Event::FootnoteReference(l)) = item {
+            let i = footnote_number(&mut labels, &mut refs, l);
+            refs[i] += 1;
+        }
+    }
+    for (item, _) in items {
+        if let Item::Md(Event::Start(Tag::FootnoteDefinition(l))) = item {
+            footnote_number(&mut labels, &mut refs, l);
+        }
+    }
+    (labels, refs)
+}
+
+/// The index of footnote `l` in `labels`, added (with no reference yet) when new.
+fn footnote_number<'a>(labels: &mut Vec<CowStr<'a>>, refs: &mut Vec<usize>, l: &CowStr<'a>) -> usize {
+    match labels.iter().position(|x| x == l) {
+        Some(i) => i,
+        None => {
+            labels.push(l.clone());
+            refs.push(0);
+            labels.len() - 1
+        }
+    }
+}
+
+/// The links back from a note to each of its references, by their ids: ↩, ↩2, ….
+fn backlinks(ref_ids: &[String]) -> String {
+    let links: Vec<String> = ref_ids
+        .iter()
+        .enumerate()
+        .map(|(k, id)| {
+            let mark = if k == 0 { String::new() } else { (k + 1).to_string() };
+            format!("<a class=\"footnote-backref\" href=\"#{}\" aria-label=\"Back to reference {}\">↩{mark}</a>", escape(id), k + 1)
+        })
+        .collect();
+    links.join(" ")
+}
+
+/// The HTML of `items` and where each mark falls in it. A claim reads as its link
+/// (`claim_html`), or as its plain text inside a link or an image.
+fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -> (String, Vec<Mark>) {
+    struct Sink<'b>(&'b std::cell::RefCell<String>);
+    impl std::fmt::Write for Sink<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.borrow_mut().push_str(s);
+            Ok(())
+        }
+    }
+    let html = std::cell::RefCell::new(String::new());
+    let mut marks = Vec::new();
+    let mut links = 0usize;
+    let mark = |reference: usize, closing: bool, marks: &mut Vec<Mark>| marks.push(Mark { at: html.borrow().len(), reference, closing });
+    let events = items.into_iter().filter_map(|(item, _)| match item {
+        Item::Md(ev) => {
+            match &ev {
+                Event::Start(Tag::Link { .. } | Tag::Image { .. }) => links += 1,
+                Event::End(TagEnd::Link | TagEnd::Image) => links = links.saturating_sub(1),
+                _ => {}
+            }
+            Some(ev)
+        }
+        Item::Claim(k) if links > 0 => Some(Event::Text(CowStr::from(claim_text.get(k).cloned().unwrap_or_default()))),
+        Item::Claim(k) => Some(Event::InlineHtml(CowStr::from(claim_html.get(k).cloned().unwrap_or_default()))),
+        Item::Math { latex, .. } => Some(Event::Code(CowStr::from(latex))),
+        Item::Mark(n) => {
+            mark(n, false, &mut marks);
+            None
+        }
+        Item::LinkMark { reference, closing } => {
+            links = if closing { links.saturating_sub(1) } else { links + 1 };
+            mark(reference, closing, &mut marks);
+            None
+        }
+    });
+    // The writer writes each event before asking for the next, so a mark's offset is
+    // the length written when it is reached.
+    let _ = pulldown_cmark::html::write_html_fmt(Sink(&html), events);
+    (html.into_inner(), marks)
+}
+
+/// Parse the inside of `[@…]` / `[-@…]`: `@a; @b, p. 3`. None when it is not a citation.
+fn parse_cite(inner: &str) -> Option<RefKind> {
+    let (year_only, inner) = match inner.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, inner),
+    };
+    let mut keys = Vec::new();
+    for item in inner.split(';') {
+        let item = item.trim().strip_prefix('@')?;
+        let (key, loc) = match item.split_once(',') {
+            Some((k, l)) => (k.trim(), Some(l.trim().to_string()).filter(|l| !l.is_empty())),
+            None => (item.trim(), None),
+        };
+        if key.is_empty() || !key.chars().all(|c| c.is_alphanumeric() || "_:.-".contains(c)) {
+            return None;
+        }
+        keys.push((key.to_string(), loc));
+    }
+    if keys.len() == 1 && !year_only {
+        let (k, loc) = &keys[0];
+        if loc.is_none() {
+            if let Some(id) = k.strip_prefix("fig:") {
+                return Some(RefKind::Figure(id.to_string()));
+            }
+            if let Some(id) = k.strip_prefix("eq:") {
+                return Some(RefKind::Equation(id.to_string()));
+            }
+        }
+    }
+    Some(RefKind::Cite { keys, year_only })
+}
+
+/// Split `text` at its citations: byte ranges of `text`, each plain (`None`) or a
+/// citation with its kind, in order and covering all of `text`.
+fn split_cites(text: &str) -> Vec<(Range<usize>, Option<RefKind>)> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut from = 0;
+    while let Some(a) = text[from..].find('[').map(|a| a + from) {
+        let rest = &text[a + 1..];
+        if !(rest.starts_with('@') || rest.starts_with("-@")) {
+            from = a + 1;
+            continue;
+        }
+        let Some(b) = rest.find(']') else { break };
+        match parse_cite(&rest[..b]) {
+            Some(kind) => {
+                out.push((last..a, None));
+                out.push((a..a + b + 2, Some(kind)));
+                last = a + b + 2;
+                from = last;
+            }
+            None => from = a + 1,
+        }
+    }
+    out.push((last..text.len(), None));
+    out
+}
+
+/// Split `[[Title#heading]]` or `essay:slug#heading` into target and heading.
+fn essay_target(dest: &str) -> (String, Option<String>) {
+    let dest = dest.strip_prefix("essay:").unwrap_or(dest);
+    match dest.split_once('#') {
+        Some((t, h)) => (t.trim().to_string(), Some(h.trim().to_string()).filter(|h| !h.is_empty())),
+        None => (dest.trim().to_string(), None),
+    }
+}
+
+/// Escape text for HTML (see [`countersign_core::text::escape_html`]).
+pub use countersign_core::text::escape_html as escape;
+
+/// `id` unless the page around the body uses it (the provenance list `how-computed`, its
+/// items `calls-ID`, the references `references` and `ref-KEY`, figures `fig-ID`,
+/// equations `eq-NAME`, `content`, `search-*`, `ladder-*`): then `h-` + `id`, so a heading
+/// "Calls g" never takes the id a claim links to.
+fn page_safe_id(id: String) -> String {
+    let reserved = ["how-computed", "references", "content"].contains(&id.as_str())
+        || ["calls-", "ref-", "fig-", "eq-", "search-", "ladder-"].iter().any(|p| id.starts_with(p));
+    if reserved {
+        format!("h-{id}")
+    } else {
+        id
+    }
+}
+
+pub use countersign_core::text::heading_id;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An essay made from `body` (no file is read), rendered with each claim's HTML
+    /// `<c>text</c>` and its text as written (`plain`'s text, a check's stated text).
+    fn rendered(body: &str, figure_html: &[String]) -> (Essay, Body, Vec<Diagnostic>) {
+        let (e, d) = countersign_core::content::parse_essay("essays/a.md", "essays/a.md".into(), format!("---\ntitle: T\n---\n{body}"));
+        assert!(d.is_empty(), "{d:?}");
+        let e = e.expect("essay");
+        let text: Vec<String> = e
+            .claims
+            .iter()
+            .map(|c| match &c.kind {
+                ClaimKind::Check { stated, .. } => stated.clone(),
+                ClaimKind::Plain { text } => text.clone(),
+                _ => "?".into(),
+            })
+            .collect();
+        let html: Vec<String> = text.iter().map(|t| format!("<c>{}</c>", escape(t))).collect();
+        let math = Math::new(&Default::default()).expect("math");
+        let (b, d) = render(&e, &html, &text, figure_html, &math);
+        (e, b, d)
+    }
+
+    #[test]
+    fn private_use_characters_an_author_writes_are_kept() {
+        let body =
+            "A \u{E000}0\u{E001} and \u{E002}0\u{E003} with {{ plain 5 }} and `\u{E000}1\u{E001}`.\n\n## \u{E002}1\u{E003} {{ plain 5 }}\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(
+            b.html.contains("A \u{E000}0\u{E001} and \u{E002}0\u{E003} with <c>5</c> and <code>\u{E000}1\u{E001}</code>."),
+            "{}",
+            b.html
+        );
+        assert_eq!(b.headings[0].text, "\u{E002}1\u{E003} 5");
+        assert!(b.marks.is_empty());
+    }
+
+    #[test]
+    fn claims_survive_emphasis_breaks_and_smart_punctuation() {
+        let (_, b, _) = rendered("*all {{ x.n =\n fifty-five }}* of 'them' -- {{ plain 'q' }}\n", &[]);
+        assert!(b.html.contains("<em>all <c>fifty-five</c></em> of ‘them’ – <c>&#39;q&#39;</c>"), "{}", b.html);
+        // A tag opened inside a claim goes with it; one around it stays.
+        let (_, b, _) = rendered("a {{ x.n = *5* }} b *c {{ x.m = 6* }} d\n", &[]);
+        assert_eq!(b.html.matches("<em>").count(), b.html.matches("</em>").count(), "{}", b.html);
+        assert!(b.html.contains("<c>*5*</c>"), "{}", b.html);
+    }
+
+    #[test]
+    fn claims_in_titles_locators_and_targets_read_as_their_text() {
+        let body = "[a](https://x.org \"page {{ plain 44 }}\") ![b {{ plain 3 }}](i.png \"{{ plain 7 }}\") \
+                    [@onag, p. {{ plain 194 }}] [[Nim {{ plain 8 }} heaps]] [[#The {{ g.n = 5 }} positions|there]]\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("<a href=\"https://x.org\" title=\"page 44\">a</a>"), "{}", b.html);
+        assert!(b.html.contains("<img src=\"i.png\" alt=\"b 3\" title=\"7\" />"), "{}", b.html);
+        let kinds: Vec<&RefKind> = b.refs.iter().map(|r| &r.kind).collect();
+        assert_eq!(kinds[0], &RefKind::Cite { keys: vec![("onag".into(), Some("p. 194".into()))], year_only: false });
+        assert_eq!(kinds[1], &RefKind::Essay { target: "Nim 8 heaps".into(), heading: None, own_text: false });
+        assert_eq!(kinds[2], &RefKind::Essay { target: String::new(), heading: Some("The 5 positions".into()), own_text: true });
+        // The locator's source span covers the whole citation.
+        assert_eq!(b.marks.len(), 4);
+    }
+
+    #[test]
+    fn claims_in_destinations_and_ids_are_errors() {
+        let (e, b, d) = rendered("[a](<https://x.org/{{ plain 4 }}>) and ![b](<f{{ plain 5 }}.png>)\n\n## H {#h{{ plain 6 }}}\n", &[]);
+        let at: Vec<&str> = d.iter().map(|d| &e.source[d.span.clone()]).collect();
+        assert!(at.contains(&"{{ plain 4 }}") && at.contains(&"{{ plain 5 }}") && at.contains(&"{{ plain 6 }}"), "{d:?} {}", b.html);
+        assert!(d.iter().all(|d| d.code == countersign_core::diag::Code::ClaimMisplaced), "{d:?}");
+    }
+
+    #[test]
+    fn heading_ids_leave_out_stated_values() {
+        let (_, b, _) = rendered("## The {{ g.n = 523 }} positions\n\n## In {{ plain 1954 }}\n", &[]);
+        assert_eq!(b.headings[0].id, "the-positions");
+        assert_eq!(b.headings[0].text, "The 523 positions");
+        assert_eq!(b.headings[1].id, "in-1954");
+        let (_, b2, _) = rendered("## The {{ g.n = 522 }} positions\n\n## In {{ plain 1954 }}\n", &[]);
+        assert_eq!(b2.headings[0].id, b.headings[0].id);
+    }
+
+    #[test]
+    fn many_identical_headings_get_distinct_ids() {
+        // Quadratic (or worse) id assignment made this take minutes.
+        let n = 20_000;
+        let (_, b, _) = rendered(&"## Same\n\n".repeat(n), &[]);
+        assert_eq!(b.headings.len(), n);
+        assert_eq!(b.headings[n - 1].id, format!("same-{}", n - 1));
+        let ids: HashSet<&str> = b.headings.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids.len(), n);
+    }
+
+    #[test]
+    fn math_holds_its_claims_text() {
+        let (_, b, d) = rendered("Here $n = {{ g.n = 99 }}$ and $\\frac{{1}}{2}$.\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("<mn>99</mn>"), "{}", b.html);
+        assert!(!b.html.contains("{{"), "{}", b.html);
+    }
+
+    #[test]
+    fn captions_render_markdown_math_and_claims() {
+        let body = "```census\nid: g\nrun: x\n```\n\n```figure\nid: f\nfrom: g\nplot: grid\n\
+                    caption: \"*All* $x_1$ of {{ g.n = 12 }} [@onag]\"\nalt: \"Cells {{ plain 3 }} and *b*\"\n```\n";
+        let figure = format!("<figure><img alt=\"A\">{}</figure>\n", caption_slot(1));
+        let (e, b, d) = rendered(body, &[figure]);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(e.figures[0].alt, "Cells 3 and b");
+        assert_eq!(e.figures[0].caption, "All x_1 of 12 [@onag]");
+        let cap = &b.html[b.html.find("<figcaption>").expect("caption")..];
+        assert!(cap.starts_with("<figcaption><span class=\"fig-number\">Figure 1.</span> <em>All</em> <math"), "{cap}");
+        assert!(cap.contains(" of <c>12</c> "), "{cap}");
+        assert_eq!(b.refs.len(), 1);
+        assert!(matches!(&b.refs[0].kind, RefKind::Cite { .. }));
+    }
+
+    /// Footnotes: numbered by first reference, ids unique on the page (a heading `fn-1`
+    /// keeps its id), each note at the end linking back to every reference to it.
+    #[test]
+    fn footnotes_have_unique_ids_and_link_back_to_each_reference() {
+        let body = "# fn-1\n\nFirst[^b] and again[^b], then[^a].\n\n[^a]: Note a.\n[^b]: Note b.\n\nAfter.\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let h = &b.html;
+        assert!(h.contains(r##"<h1 id="fn-1">"##), "{h}");
+        assert!(h.contains(r##"<sup class="footnote-reference" id="fnref-1-1"><a href="#fn-1-1">1</a></sup>"##), "{h}");
+        assert!(h.contains(r##"<sup class="footnote-reference" id="fnref-1-2"><a href="#fn-1-1">1</a></sup>"##), "{h}");
+        assert!(h.contains(r##"<a href="#fn-2">2</a>"##), "{h}");
+        assert!(h.contains(r##"<li class="footnote-definition" id="fn-1-1" value="1">"##), "{h}");
+        assert!(h.contains(r##"href="#fnref-1-1" aria-label="Back to reference 1">↩</a> <a class="footnote-backref" href="#fnref-1-2" aria-label="Back to reference 2">↩2</a>"##), "{h}");
+        assert!(h.contains(r##"href="#fnref-2-1""##), "{h}");
+        // The notes come last, note 1 (b) before note 2 (a), after the prose.
+        let (after, notes, b_at, a_at) =
+            (h.find("After.").unwrap(), h.find("class=\"footnotes\"").unwrap(), h.find("Note b").unwrap(), h.find("Note a").unwrap());
+        assert!(after < notes && notes < b_at && b_at < a_at, "{h}");
+        let mut ids: Vec<&str> = h.match_indices(" id=\"").map(|(i, _)| &h[i + 5..i + 5 + h[i + 5..].find('"').unwrap()]).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate ids: {h}");
+    }
+}

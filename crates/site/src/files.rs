@@ -1,0 +1,107 @@
+//! The site's files a build reads besides its essays and `countersign.yaml`: templates,
+//! static files and `references.yaml`. Read once per build by [`load`] (the load stage);
+//! rendering takes them as data and reads nothing.
+
+use std::path::Path;
+
+use crate::source::{SourceError, STATIC_LIMIT, TEXT_LIMIT};
+use countersign_core::diag::{Code, Diagnostic};
+use countersign_render::{bib, SiteFiles, Theme};
+
+/// Read the bytes of one source file, at most `limit` bytes, and only a regular file (see
+/// [`crate::source::read_source`]). The one place a build reads a template, a static file
+/// or the bibliography.
+pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
+    crate::source::read_source(path, limit)
+}
+
+/// Read `root`'s `templates/*.html` (any depth), `static/` and `references.yaml` over
+/// `theme`'s files. Errors: a file or folder that cannot be read, a template that is not UTF-8
+/// (each a diagnostic on it; the rest is still read).
+pub fn load(root: &Path, theme: &Theme) -> (SiteFiles, Vec<Diagnostic>) {
+    let mut files = SiteFiles::of_theme(theme);
+    let mut diags = Vec::new();
+    for (rel, bytes) in walk(root, "templates", TEXT_LIMIT, &mut diags) {
+        if !rel.ends_with(".html") {
+            continue;
+        }
+        match String::from_utf8(bytes) {
+            Ok(t) => {
+                files.templates.retain(|(n, _)| *n != rel);
+                files.templates.push((rel.clone(), t));
+                files.own_templates.insert(rel);
+            }
+            Err(_) => diags.push(Diagnostic::error(Code::NotUtf8, format!("templates/{rel}"), 0..0, "the template is not UTF-8")),
+        }
+    }
+    for (rel, bytes) in walk(root, "static", STATIC_LIMIT, &mut diags) {
+        files.statics.insert(rel.clone(), bytes);
+        files.own_statics.insert(rel);
+    }
+    match read(&root.join(bib::FILE), TEXT_LIMIT) {
+        Ok(b) => files.bibliography = Some(String::from_utf8_lossy(&b).into_owned()),
+        Err(SourceError::NotFound) => {}
+        Err(e) => diags.push(Diagnostic::error(Code::ReadFailed, bib::FILE, 0..0, format!("cannot read the bibliography: {e}"))),
+    }
+    (files, diags)
+}
+
+/// Every file under `root/folder` (links followed), sorted by name: its path relative
+/// to the folder with `/` separators, and its bytes. No folder: nothing.
+fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
+    let dir = root.join(folder);
+    let mut found = Vec::new();
+    if !dir.is_dir() {
+        return found;
+    }
+    // Editors' files are skipped, and hidden names but in static/ (`content::skipped_name`).
+    let skipped = |name: &std::ffi::OsStr| countersign_core::content::skipped_name(folder, &name.to_string_lossy());
+    let walk = walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name().into_iter();
+    for e in walk.filter_entry(|e| e.depth() == 0 || !skipped(e.file_name())) {
+        match e {
+            Ok(e) if e.file_type().is_file() => {
+                let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
+                match read(e.path(), limit) {
+                    Ok(b) => found.push((rel, b)),
+                    Err(err) => {
+                        diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}")))
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(err) if err.path().is_some_and(|p| p.strip_prefix(&dir).unwrap_or(p).iter().any(skipped)) => {}
+            Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, folder, 0..0, format!("cannot read {folder}/: {err}"))),
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `static/` is published as it is, hidden files included (`.well-known/`, `.nojekyll`),
+    /// but never an editor's file; in `templates/` a hidden name is skipped, as in `essays/`.
+    #[test]
+    fn hidden_static_files_are_published_and_editors_files_are_not() {
+        let d = tempfile::tempdir().unwrap();
+        let write = |p: &str| {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        };
+        for p in
+            ["static/.well-known/security.txt", "static/.nojekyll", "static/a.css", "static/.a.css.swp", "static/.#a.css", "static/a.css~"]
+        {
+            write(p);
+        }
+        for p in ["templates/.old/index.html", "templates/.x.html", "templates/page.html"] {
+            write(p);
+        }
+        let theme = Theme { templates: &[("base.html", "{{ content }}")], statics: &[("style.css", b"")] };
+        let (files, diags) = load(d.path(), &theme);
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(), [".nojekyll", ".well-known/security.txt", "a.css"]);
+        assert_eq!(files.own_templates.iter().map(String::as_str).collect::<Vec<_>>(), ["page.html"]);
+    }
+}

@@ -1,0 +1,111 @@
+//! Images beside an essay: `![alt](fig.png)` in `essays/x.md` shows `essays/x/fig.png`
+//! (or, failing that, `essays/fig.png`), copied to the page's folder as `x/fig.png`, so
+//! the relative link works on the published page. Read during load (render reads no file);
+//! a missing image is an error at its destination's line and column.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use pulldown_cmark::{Event, Parser, Tag};
+
+use countersign_core::content::Essay;
+use countersign_core::diag::{Code, Diagnostic};
+
+/// An image an essay shows, read from beside it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EssayImage {
+    /// The essay's slug (its page's folder).
+    pub slug: String,
+    /// The path in the output: `<slug>/<destination>`.
+    pub out: String,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The local images `essay` shows: each destination (a relative path: no scheme, not
+/// absolute, no query or fragment) with its span in the file (the destination as
+/// written, or the whole image when the destination is a reference defined elsewhere).
+pub fn references(essay: &Essay) -> Vec<(String, Range<usize>)> {
+    let body = &essay.source[essay.body.clone()];
+    let mut found = Vec::new();
+    for (event, range) in Parser::new_ext(body, countersign_core::content::scan::markdown_options()).into_offset_iter() {
+        let Event::Start(Tag::Image { dest_url, .. }) = event else { continue };
+        let dest = dest_url.to_string();
+        let external = dest.is_empty() || dest.contains(':') || dest.starts_with(['/', '#', '?']) || dest.contains("{{");
+        if external {
+            continue;
+        }
+        let text = &body[range.clone()];
+        let at = text.find("](").and_then(|o| text[o..].find(dest.as_str()).map(|d| o + d));
+        let span = match at {
+            Some(a) => essay.body.start + range.start + a..essay.body.start + range.start + a + dest.len(),
+            None => essay.body.start + range.start..essay.body.start + range.end,
+        };
+        found.push((dest, span));
+    }
+    found
+}
+
+/// Read every local image of `essays` (see [`references`]): from `<dir>/<stem>/<dest>`,
+/// else `<dir>/<dest>`, where `dir` is the essay's folder and `stem` its file name without
+/// `.md`. Each image once per essay. A file found nowhere, a path leaving the folder
+/// (`..`) or one that cannot be read is a `missing-image` error at the destination.
+pub fn load(essays: &[Essay]) -> (Vec<EssayImage>, Vec<Diagnostic>) {
+    let mut images = Vec::new();
+    let mut diags = Vec::new();
+    for essay in essays {
+        let dir = essay.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let stem = essay.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for (dest, span) in references(essay) {
+            let out = format!("{}/{dest}", essay.slug);
+            if images.iter().any(|i: &EssayImage| i.out == out) {
+                continue;
+            }
+            match read(&dir, &stem, &dest) {
+                Ok(bytes) => images.push(EssayImage { slug: essay.slug.clone(), out, bytes }),
+                Err(why) => diags.push(
+                    Diagnostic::error(Code::MissingImage, &essay.file, span, format!("image `{dest}`: {why}"))
+                        .with_hint(format!("put it at essays/{stem}/{dest} or beside the essay, or correct the path")),
+                ),
+            }
+        }
+    }
+    (images, diags)
+}
+
+/// The bytes of `dest` from the essay's own folder or beside it, or why not.
+fn read(dir: &Path, stem: &str, dest: &str) -> Result<Vec<u8>, String> {
+    if dest.split(['/', '\\']).any(|s| s.is_empty() || s == "." || s == "..") {
+        return Err("the path must stay inside the essay's folder (no `..`, `.` or empty parts)".into());
+    }
+    let candidates: [PathBuf; 2] = [dir.join(stem).join(dest), dir.join(dest)];
+    for path in &candidates {
+        match crate::source::read_source(path, crate::source::STATIC_LIMIT) {
+            Ok(bytes) => return Ok(bytes),
+            Err(crate::source::SourceError::NotFound) => continue,
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        }
+    }
+    Err("no such file beside the essay".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_images_are_found_with_their_destination_spans() {
+        let src = "---\ntitle: T\n---\n\n![a grid](fig.png) and ![x](https://e.org/x.png) ![y](/abs.png)\n\n![z](img/two.svg \"t\")\n";
+        let (e, d) = countersign_core::content::parse_essay("essays/t.md", "essays/t.md".into(), src.into());
+        assert!(d.is_empty(), "{d:?}");
+        let r = references(&e.unwrap());
+        assert_eq!(r.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), ["fig.png", "img/two.svg"]);
+        assert_eq!(&src[r[0].1.clone()], "fig.png");
+        assert_eq!(&src[r[1].1.clone()], "img/two.svg");
+    }
+
+    #[test]
+    fn a_path_out_of_the_folder_is_refused() {
+        assert!(read(Path::new("."), "x", "../secret.png").unwrap_err().contains("inside"));
+    }
+}

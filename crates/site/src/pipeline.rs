@@ -1,0 +1,1025 @@
+//! The pipeline: load → plan → compute → check → render → write.
+//!
+//! Each stage is a function from the previous stage's data to its own, collecting
+//! diagnostics rather than stopping at the first. `check` runs every stage but `write`;
+//! `build` runs them all; `watch` reruns them on a change, keeping computed results in
+//! memory so that an edit to prose recomputes nothing, and an [`Incremental`] so that only
+//! the essays, claims and pages an edit touches are parsed, checked and rendered again.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use countersign_census::{self as census, Ctx, DynCensus, PrepareError, Prepared, Stop};
+use countersign_core::check::{self, Bound, ClaimReport, Status};
+use countersign_core::config::{self, Config};
+use countersign_core::content::{self, locate_keys, offset_of, Essay};
+use countersign_core::diag::{Code, Diagnostic, Sources};
+use countersign_render::{Output, SiteFiles, Theme};
+
+use crate::cache::{self, Cache};
+use crate::censuses::{self, SiteCensus};
+use crate::essays::{self, ParseFn};
+
+/// The site's sources, loaded.
+pub struct Loaded {
+    /// The site root.
+    pub root: PathBuf,
+    /// The configuration (defaults when it failed to load; see `diags`).
+    pub config: Config,
+    /// Essays that loaded, sorted by slug.
+    pub essays: Vec<Essay>,
+    /// Templates, static files and the bibliography's text.
+    pub files: SiteFiles,
+    /// The images the essays show, read from beside them (copied to their pages' folders).
+    pub images: Vec<crate::images::EssayImage>,
+    /// Texts of every file a diagnostic may point into.
+    pub sources: Sources,
+    /// The site's own censuses (`censuses/*.yaml`), sorted by name.
+    pub censuses: Vec<Arc<SiteCensus>>,
+    /// Problems found while loading.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Load every source a build reads: the configuration, every essay under `root/essays`,
+/// the templates, the static files and `references.yaml`. The only stage that reads the
+/// site (besides `--bless`, which rewrites essays).
+pub fn load(root: &Path, theme: &Theme) -> Loaded {
+    load_with(root, theme, &mut content::parse_essay).0
+}
+
+/// [`load`], parsing each essay with `parse`; also returns the configuration file's text.
+fn load_with(root: &Path, theme: &Theme, parse: &mut ParseFn) -> (Loaded, Option<String>) {
+    let mut config_text = None;
+    let mut sources = Sources::new();
+    let mut diags = Vec::new();
+    let config = match crate::config::load(root) {
+        Ok((c, text)) => {
+            if let Some(t) = text {
+                config_text = Some(t.clone());
+                sources.add(config::FILE, t);
+            }
+            c
+        }
+        Err(e) => {
+            let (d, text) = *e;
+            if let Some(t) = text {
+                config_text = Some(t.clone());
+                sources.add(config::FILE, t);
+            }
+            diags.push(d);
+            Config::default()
+        }
+    };
+    let (essays, d) = essays::load_dir_with(root, &root.join("essays"), parse);
+    diags.extend(d);
+    for e in &essays {
+        sources.add(e.file.clone(), e.source.clone());
+    }
+    let (images, d) = crate::images::load(&essays);
+    diags.extend(d);
+    let (files, d) = crate::files::load(root, theme);
+    diags.extend(d);
+    for n in &files.own_templates {
+        sources.add(format!("templates/{n}"), files.template(n).unwrap_or_default());
+    }
+    if let Some(t) = &files.bibliography {
+        sources.add(countersign_render::bib::FILE, t.clone());
+    }
+    let site = censuses::load(root);
+    for (file, text) in site.texts {
+        sources.add(file, text);
+    }
+    diags.extend(site.diags);
+    // Files that failed to parse still need their text for diagnostics.
+    add_missing_sources(root, &mut sources, &diags);
+    let censuses = site.censuses;
+    (Loaded { root: root.to_path_buf(), config, essays, files, images, sources, censuses, diags }, config_text)
+}
+
+/// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
+/// (an essay that failed to load, a site template). A file that is not UTF-8 is shown
+/// with its bad bytes replaced by U+FFFD, so a diagnostic can still show the line.
+fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic]) {
+    for d in diags {
+        if sources.get(&d.file).is_none() {
+            let path = root.join(&d.file);
+            if path.is_file() {
+                if let Ok(b) = crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
+                    sources.add(d.file.clone(), String::from_utf8_lossy(&b).into_owned());
+                }
+            }
+        }
+    }
+}
+
+/// A census the plan can call: one built into countersign, or one the site declares.
+/// The pipeline treats both alike through this type.
+#[derive(Clone)]
+pub enum Callable {
+    /// A registered [`census::Census`], run in this process.
+    Builtin(&'static dyn DynCensus),
+    /// A site census (`censuses/NAME.yaml`), run as a process of its own.
+    Site(Arc<SiteCensus>),
+}
+
+impl Callable {
+    /// The census named `name`: a built-in one, else one of `site`'s.
+    pub fn lookup(name: &str, site: &[Arc<SiteCensus>]) -> Option<Callable> {
+        census::lookup(name).map(Callable::Builtin).or_else(|| site.iter().find(|c| c.name == name).cloned().map(Callable::Site))
+    }
+
+    /// Every census name, built-in ones first.
+    pub fn names(site: &[Arc<SiteCensus>]) -> Vec<String> {
+        census::names().into_iter().map(str::to_string).chain(site.iter().map(|c| c.name.clone())).collect()
+    }
+
+    /// The census's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Callable::Builtin(c) => c.name(),
+            Callable::Site(c) => &c.name,
+        }
+    }
+
+    /// How its cost is estimated, in words.
+    pub fn cost_model(&self) -> String {
+        match self {
+            Callable::Builtin(c) => c.cost_model().to_string(),
+            Callable::Site(c) => format!("a site census: not estimated; bounded by its time limit of {}s", c.timeout.as_secs_f64()),
+        }
+    }
+
+    /// Prepare a call from a whole census block (see [`DynCensus::prepare`]).
+    pub fn prepare(&self, block_yaml: &str) -> Result<Prepared, PrepareError> {
+        match self {
+            Callable::Builtin(c) => c.prepare(block_yaml),
+            Callable::Site(c) => c.prepare(block_yaml),
+        }
+    }
+
+    /// The fingerprint its cached results are keyed by: of its source modules (built in),
+    /// or of its command and source files (site).
+    pub fn fingerprint(&self) -> String {
+        match self {
+            Callable::Builtin(c) => countersign_census::fingerprint::of_sources(c.sources()),
+            Callable::Site(c) => c.fingerprint.clone(),
+        }
+    }
+}
+
+impl From<&'static dyn DynCensus> for Callable {
+    fn from(c: &'static dyn DynCensus) -> Callable {
+        Callable::Builtin(c)
+    }
+}
+
+/// One distinct census call (calls with equal keys in several essays run once).
+pub struct Call {
+    /// Cache key.
+    pub key: String,
+    /// The census.
+    pub census: Callable,
+    /// Parsed and validated parameters.
+    pub prepared: Prepared,
+    /// Fingerprint of the census's sources.
+    pub fingerprint: String,
+    /// Where the first block making this call is: (essay file, span of its `run:`), for
+    /// the diagnostics of a site census that fails.
+    pub at: (String, std::ops::Range<usize>),
+}
+
+/// The calls to run and, per essay, which call each id is bound to.
+pub struct Plan {
+    /// Distinct calls, in first-use order.
+    pub calls: Vec<Call>,
+    /// Per essay (same order as `Loaded::essays`): id → index into `calls`.
+    pub bindings: Vec<BTreeMap<String, usize>>,
+    /// Problems: unknown census, bad parameters, cost over budget.
+    pub diags: Vec<Diagnostic>,
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn line_span(content: &str, block: &content::scan::FencedBlock, at: usize) -> std::ops::Range<usize> {
+    let end = content[at..].find('\n').map(|n| at + n).unwrap_or(content.len());
+    let end = at + content[at..end].trim_end().len();
+    block.source_offset(at)..block.source_offset(end.max(at + 1))
+}
+
+/// Look up the census a block of `file` runs and prepare its parameters, refusing a call
+/// whose cost is over `budget`. Errors: an unknown census (with the nearest name as a
+/// hint), bad parameters, a parameter out of range, a cost over the budget (each a
+/// diagnostic at the block's line). `countersign run` prepares its call here too.
+pub fn prepare_call(
+    file: &str,
+    c: &content::CensusBlock,
+    budget: u64,
+    site: &[Arc<SiteCensus>],
+) -> Result<(Callable, Prepared), Diagnostic> {
+    let Some(census) = Callable::lookup(&c.run, site) else {
+        let names = Callable::names(site);
+        let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
+        let hint = match best {
+            Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
+            None => format!("censuses: {}", names.join(", ")),
+        };
+        return Err(Diagnostic::error(Code::UnknownCensus, file, c.run_span.clone(), format!("unknown census `{}`", c.run))
+            .with_label("not a registered census")
+            .with_hint(hint));
+    };
+    let content = &c.block.content;
+    let prepared = match census.prepare(content) {
+        Ok(p) => p,
+        Err(PrepareError::Shape { message, line, column }) => {
+            let at = match (line, column) {
+                (Some(l), Some(col)) => offset_of(content, l, col),
+                _ => locate_keys(content, &["with"]).unwrap_or(0),
+            };
+            return Err(Diagnostic::error(
+                Code::BadParams,
+                file,
+                line_span(content, &c.block, at),
+                format!("bad parameters for `{}`: {message}", c.run),
+            )
+            .with_label("here")
+            .with_hint(format!("`countersign list` shows the parameters of {}", c.run)));
+        }
+        Err(PrepareError::Limit(pe)) => {
+            let mut keys = vec!["with"];
+            keys.extend(pe.path.iter().map(String::as_str));
+            let at = locate_keys(content, &keys).unwrap_or(0);
+            let mut d = Diagnostic::error(
+                Code::ParamOutOfRange,
+                file,
+                line_span(content, &c.block, at),
+                format!("parameter out of range for `{}`: {}", c.run, pe.message),
+            )
+            .with_label("this parameter");
+            if let Some(h) = pe.hint {
+                d = d.with_hint(h);
+            }
+            return Err(d);
+        }
+    };
+    if prepared.cost > budget {
+        let at = locate_keys(content, &["with"]).unwrap_or(0);
+        return Err(Diagnostic::error(
+            Code::OverBudget,
+            file,
+            line_span(content, &c.block, at),
+            format!(
+                "`{}` with these parameters is estimated at {:.1e} steps, over the budget of {:.1e}",
+                c.run, prepared.cost as f64, budget as f64
+            ),
+        )
+        .with_label("too costly to run")
+        .with_hint(format!("make the parameters smaller, or raise `budget:` in countersign.yaml; cost model: {}", census.cost_model())));
+    }
+    Ok((census, prepared))
+}
+
+/// Plan the census calls of every essay: look each census up, prepare its parameters,
+/// refuse calls over `config.budget`, and dedupe by cache key.
+pub fn plan(loaded: &Loaded) -> Plan {
+    let mut calls: Vec<Call> = Vec::new();
+    let mut bindings = Vec::new();
+    let mut diags = Vec::new();
+    for essay in &loaded.essays {
+        let mut bind = BTreeMap::new();
+        for c in &essay.calls {
+            let (census, prepared) = match prepare_call(&essay.file, c, loaded.config.budget, &loaded.censuses) {
+                Ok(x) => x,
+                Err(d) => {
+                    diags.push(d);
+                    continue;
+                }
+            };
+            let fingerprint = census.fingerprint();
+            let key = cache::key(census.name(), &prepared.params, &fingerprint);
+            let idx = match calls.iter().position(|k| k.key == key) {
+                Some(i) => i,
+                None => {
+                    calls.push(Call { key, census, prepared, fingerprint, at: (essay.file.clone(), c.run_span.clone()) });
+                    calls.len() - 1
+                }
+            };
+            bind.insert(c.id.clone(), idx);
+        }
+        bindings.push(bind);
+    }
+    Plan { calls, bindings, diags }
+}
+
+/// Check what the site's URL space needs of the loaded sources, before anything is
+/// computed: no ladder page takes an essay's place, no static file takes the place of a
+/// file the build makes (or of its folder), every figure has a kind and a bound id, and
+/// every template a template extends, imports or includes exists.
+pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut diags = ladder_collisions(&loaded.essays);
+    diags.extend(figure_sources(&loaded.essays));
+    diags.extend(static_collisions(loaded));
+    diags.extend(countersign_render::template_names::unknown(&loaded.files.templates));
+    diags
+}
+
+/// An anchor page lives at /<anchor>/: it must not take an essay's place.
+fn ladder_collisions(essays: &[Essay]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for e in essays {
+        if let Some(a) = &e.front.anchor {
+            if essays.iter().any(|o| o.slug == *a) {
+                let at = e.source.find("anchor:").unwrap_or(0);
+                diags.push(
+                    Diagnostic::error(
+                        Code::LadderCollision,
+                        &e.file,
+                        at..at + 7,
+                        format!("the ladder `{a}` would take the place of the essay essays/{a}.md at /{a}/"),
+                    )
+                    .with_hint("rename the anchor or the essay: a ladder's page and an essay share one URL space"),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Every figure names a figure kind that exists and an id a census block of its essay
+/// binds (whether or not that block's call succeeds).
+fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for essay in essays {
+        for f in &essay.figures {
+            if countersign_render::figures::lookup(&f.plot).is_none() {
+                let kinds = countersign_render::figures::reference::names();
+                diags.push(
+                    Diagnostic::error(
+                        Code::UnknownFigureKind,
+                        &essay.file,
+                        f.plot_span.clone(),
+                        format!("unknown figure kind `{}`", f.plot),
+                    )
+                    .with_hint(format!("figure kinds: {}; `countersign figures` documents each", kinds.join(", "))),
+                );
+            } else if !essay.calls.iter().any(|c| c.id == f.from.id) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::UnboundId,
+                        &essay.file,
+                        f.from_span.clone(),
+                        format!("no census result is bound to `{}`", f.from.id),
+                    )
+                    .with_hint(check::unknown_id_hint(essay)),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// Every file the build makes from essays and templates, by its path in the output,
+/// with what it is ("the page of essays/e.md").
+fn made_paths(loaded: &Loaded) -> BTreeMap<String, String> {
+    let mut made = BTreeMap::new();
+    for (p, what) in [
+        ("index.html", "the index page"),
+        ("404.html", "the 404 page"),
+        ("search-index.json", "the search index"),
+        ("feed.xml", "the feed"),
+    ] {
+        made.insert(p.to_string(), what.to_string());
+    }
+    if !loaded.config.base_url.is_empty() {
+        made.insert("sitemap.xml".into(), "the sitemap".into());
+    }
+    for e in &loaded.essays {
+        made.insert(format!("{}/index.html", e.slug), format!("the page of {}", e.file));
+        made.insert(format!("{}/results.json", e.slug), format!("the results of {}", e.file));
+        for f in &e.figures {
+            made.insert(format!("{}/fig-{}.svg", e.slug, f.id), format!("figure `{}` of {}", f.id, e.file));
+        }
+        if let Some(a) = &e.front.anchor {
+            made.entry(format!("{a}/index.html")).or_insert_with(|| format!("the page of the ladder `{a}`"));
+        }
+    }
+    made
+}
+
+/// A static file of the site's at the path of a file the build makes replaces it; one
+/// where the build needs a folder (or inside a path the build makes a file) breaks the
+/// output. Each is an error naming both.
+fn static_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
+    let made = made_paths(loaded);
+    let mut diags = Vec::new();
+    for s in &loaded.files.own_statics {
+        let folder = format!("{s}/");
+        let clash = if let Some(what) = made.get(s) {
+            Some(format!("static/{s} would replace {what}"))
+        } else if let Some((p, what)) = made.range(folder.clone()..).next().filter(|(p, _)| p.starts_with(&folder)) {
+            Some(format!("static/{s} is a file where {what} needs the folder {s}/ (for {p})"))
+        } else {
+            let mut parents = s.match_indices('/').map(|(i, _)| &s[..i]);
+            parents.find_map(|p| made.get(p).map(|what| format!("static/{s} needs {p} to be a folder, but {p} is {what}")))
+        };
+        if let Some(message) = clash {
+            diags.push(
+                Diagnostic::error(Code::StaticCollision, format!("static/{s}"), 0..0, message)
+                    .with_hint("rename or remove the static file: the build makes that path from the essays and templates"),
+            );
+        }
+    }
+    diags
+}
+
+/// How many calls ran and how many came from a cache.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    /// Distinct calls planned.
+    pub calls: usize,
+    /// Calls computed in this run.
+    pub ran: usize,
+    /// Calls answered from the on-disk cache.
+    pub cached: usize,
+    /// Calls answered from memory (watch mode).
+    pub remembered: usize,
+}
+
+/// Results of the planned calls, by call index (`None`: cancelled or failed).
+pub struct Results {
+    /// One per call.
+    pub values: Vec<Option<Arc<Value>>>,
+    /// Counts.
+    pub stats: Stats,
+    /// Problems (a failed cache write is a warning).
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Options for [`compute`].
+pub struct ComputeOptions<'a> {
+    /// The on-disk cache.
+    pub cache: &'a Cache,
+    /// Results kept in memory across runs (watch mode), by key.
+    pub memory: Option<&'a Mutex<HashMap<String, Arc<Value>>>>,
+    /// Show progress bars for long calls (on a terminal, outside CI).
+    pub progress: bool,
+    /// Set to stop running calls at their next checkpoint.
+    pub cancel: Arc<AtomicBool>,
+    /// One flag per call (same order as `Plan::calls`), used instead of `cancel`: set one
+    /// to stop that call alone.
+    pub flags: Option<&'a [Arc<AtomicBool>]>,
+}
+
+/// True when progress bars may be drawn: stderr is a terminal and `CI` is not set.
+pub fn progress_allowed() -> bool {
+    use std::io::IsTerminal;
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+/// The verified cached result of `call`; a bad entry is a warning in `diags` (the call is
+/// then recomputed and the entry replaced).
+fn cache_hit(cache: &Cache, call: &Call, diags: &Mutex<Vec<Diagnostic>>) -> Option<Value> {
+    match cache.lookup(&call.key, call.census.name(), &call.prepared.params, &call.fingerprint) {
+        cache::Lookup::Hit(v) => Some(v),
+        cache::Lookup::Miss => None,
+        cache::Lookup::Bad(why) => {
+            let message = format!("the cached result of `{}` is not trusted: {why}; it is recomputed", call.census.name());
+            let note = format!("the entry: .countersign-cache/{}.json", call.key);
+            if let Ok(mut d) = diags.lock() {
+                d.push(Diagnostic::warning(Code::CacheEntryBad, ".countersign-cache", 0..0, message).with_note(note));
+            }
+            None
+        }
+    }
+}
+
+/// The progress bar of one call, drawn (under `multi`) once the call has run for a
+/// second, when `opts.progress`: the bar's slot and the callback the census reports to.
+fn progress_bar(
+    opts: &ComputeOptions,
+    multi: &indicatif::MultiProgress,
+    call: &Call,
+) -> (Arc<Mutex<Option<indicatif::ProgressBar>>>, Option<Arc<census::ProgressFn>>) {
+    let started = Instant::now();
+    let bar: Arc<Mutex<Option<indicatif::ProgressBar>>> = Arc::new(Mutex::new(None));
+    let progress: Option<Arc<census::ProgressFn>> = if opts.progress {
+        let bar = bar.clone();
+        let multi = multi.clone();
+        let label = format!("{} {}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default());
+        Some(Arc::new(move |done: u64, total: u64| {
+            if started.elapsed().as_millis() < 1000 {
+                return;
+            }
+            if let Ok(mut b) = bar.lock() {
+                let pb = b.get_or_insert_with(|| {
+                    let pb = multi.add(indicatif::ProgressBar::new(total));
+                    pb.set_style(
+                        indicatif::ProgressStyle::with_template("{msg:40!} [{bar:30}] {percent:>3}% {elapsed}")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                    pb.set_message(label.clone());
+                    pb
+                });
+                pb.set_length(total);
+                pb.set_position(done);
+            }
+        }))
+    } else {
+        None
+    };
+    (bar, progress)
+}
+
+/// The diagnostic of a census call that panicked with `panic` (a bug in countersign).
+fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
+    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+    Diagnostic::error(
+        Code::CensusPanicked,
+        "countersign",
+        0..0,
+        format!("census `{}` failed with {} : {msg}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default()),
+    )
+    .with_hint("this is a bug in countersign's solver; please report it with these parameters")
+}
+
+/// The diagnostic of a site census call that failed: at the `run:` line of the first
+/// block making the call, with the last lines of its standard error as notes.
+fn failure_diag(call: &Call, f: &census::Failure) -> Diagnostic {
+    let (file, span) = &call.at;
+    let mut d = Diagnostic::error(f.kind.code(), file, span.clone(), format!("site census `{}` failed: {}", call.census.name(), f.message))
+        .with_label("this call");
+    if f.stderr_tail.is_empty() {
+        d = d.with_note("it wrote nothing to standard error");
+    } else {
+        let n = f.stderr_tail.len();
+        d = d.with_note(format!("the last {n} line{} of its standard error:", if n == 1 { "" } else { "s" }));
+        for line in &f.stderr_tail {
+            d = d.with_note(format!("stderr | {line}"));
+        }
+    }
+    d.with_note(format!("its parameters, on standard input: {}", serde_json::to_string(&call.prepared.params).unwrap_or_default()))
+}
+
+/// Run every site census call of the plan of `loaded` twice, afresh (no cache), in
+/// parallel, and report each call whose two answers differ (`census-nondeterministic`,
+/// at its block) or that fails. Built-in censuses are not run: they are pure by contract.
+pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
+    let plan = plan(loaded);
+    let found: Vec<Option<Diagnostic>> = plan
+        .calls
+        .par_iter()
+        .filter(|c| matches!(c.census, Callable::Site(_)))
+        .map(|call| {
+            let run = || match call.prepared.run(&Ctx::new()) {
+                Ok(v) => Ok(v),
+                Err(Stop::Failed(f)) => Err(Some(failure_diag(call, &f))),
+                Err(Stop::Cancelled) => Err(None),
+            };
+            let (first, second) = match (run(), run()) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(d), _) | (_, Err(d)) => return d,
+            };
+            (first != second).then(|| {
+                let short = |v: &Value| {
+                    let s = serde_json::to_string(v).unwrap_or_default();
+                    if s.chars().count() > 200 {
+                        format!("{}…", s.chars().take(200).collect::<String>())
+                    } else {
+                        s
+                    }
+                };
+                let (file, span) = &call.at;
+                Diagnostic::error(
+                    Code::CensusNondeterministic,
+                    file,
+                    span.clone(),
+                    format!("site census `{}` answered differently when run twice with the same parameters", call.census.name()),
+                )
+                .with_label("this call")
+                .with_note(format!("first: {}", short(&first)))
+                .with_note(format!("second: {}", short(&second)))
+                .with_hint("a census's result must depend only on its parameters and sources (no clock, no randomness, no hash order)")
+            })
+        })
+        .collect();
+    found.into_iter().flatten().collect()
+}
+
+/// Run every planned call not in memory or the cache, in parallel; store new results.
+pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
+    let multi = indicatif::MultiProgress::new();
+    let ran = std::sync::atomic::AtomicUsize::new(0);
+    let cached = std::sync::atomic::AtomicUsize::new(0);
+    let remembered = std::sync::atomic::AtomicUsize::new(0);
+    let diags = Mutex::new(Vec::new());
+    let values: Vec<Option<Arc<Value>>> = plan
+        .calls
+        .par_iter()
+        // One call per job: a few calls cost seconds and most milliseconds, and two costly
+        // calls side by side in the plan must not share one thread while the other idles.
+        .with_max_len(1)
+        .enumerate()
+        .map(|(i, call)| {
+            if let Some(mem) = opts.memory {
+                if let Some(v) = mem.lock().ok().and_then(|m| m.get(&call.key).cloned()) {
+                    remembered.fetch_add(1, Ordering::Relaxed);
+                    return Some(v);
+                }
+            }
+            let name = call.census.name();
+            if let Some(v) = cache_hit(opts.cache, call, &diags) {
+                cached.fetch_add(1, Ordering::Relaxed);
+                let v = Arc::new(v);
+                if let Some(mem) = opts.memory {
+                    if let Ok(mut m) = mem.lock() {
+                        m.insert(call.key.clone(), v.clone());
+                    }
+                }
+                return Some(v);
+            }
+            let (bar, progress) = progress_bar(opts, &multi, call);
+            let flag = opts.flags.and_then(|f| f.get(i)).unwrap_or(&opts.cancel);
+            let ctx = Ctx::with(flag.clone(), progress);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call.prepared.run(&ctx)));
+            if let Ok(mut b) = bar.lock() {
+                if let Some(pb) = b.take() {
+                    pb.finish_and_clear();
+                }
+            }
+            match outcome {
+                Ok(Ok(v)) => {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    if let Err(e) = opts.cache.put(&call.key, name, &call.prepared.params, &call.fingerprint, &v) {
+                        if let Ok(mut d) = diags.lock() {
+                            d.push(Diagnostic::warning(
+                                Code::CacheWriteFailed,
+                                ".countersign-cache",
+                                0..0,
+                                format!("cannot store a result in the cache: {e}"),
+                            ));
+                        }
+                    }
+                    let v = Arc::new(v);
+                    if let Some(mem) = opts.memory {
+                        if let Ok(mut m) = mem.lock() {
+                            m.insert(call.key.clone(), v.clone());
+                        }
+                    }
+                    Some(v)
+                }
+                Ok(Err(Stop::Cancelled)) => None,
+                Ok(Err(Stop::Failed(f))) => {
+                    if let Ok(mut d) = diags.lock() {
+                        d.push(failure_diag(call, &f));
+                    }
+                    None
+                }
+                Err(panic) => {
+                    if let Ok(mut d) = diags.lock() {
+                        d.push(panic_diag(call, panic.as_ref()));
+                    }
+                    None
+                }
+            }
+        })
+        .collect();
+    let stats = Stats { calls: plan.calls.len(), ran: ran.into_inner(), cached: cached.into_inner(), remembered: remembered.into_inner() };
+    Results { values, stats, diags: diags.into_inner().unwrap_or_default() }
+}
+
+/// Per essay: the bound results, their fingerprints, and the claim reports.
+pub struct Checked {
+    /// Per essay: id → bound result.
+    pub bound: Vec<BTreeMap<String, Bound>>,
+    /// Per essay: id → fingerprint.
+    pub fingerprints: Vec<BTreeMap<String, String>>,
+    /// Per essay: one report per claim.
+    pub reports: Vec<Vec<ClaimReport>>,
+    /// Claim diagnostics.
+    pub diags: Vec<Diagnostic>,
+}
+
+/// Check every claim of every essay against the computed results.
+pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
+    check_with(loaded, plan, results, &mut |_, essay, bound| check::check_essay(essay, bound))
+}
+
+/// Checks the claims of essay number `i` against its bound results (see
+/// [`check::check_essay`]).
+type CheckFn<'a> = dyn FnMut(usize, &Essay, &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) + 'a;
+
+/// [`check`], checking each essay's claims with `check_one`.
+fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut CheckFn) -> Checked {
+    let mut out = Checked { bound: Vec::new(), fingerprints: Vec::new(), reports: Vec::new(), diags: Vec::new() };
+    for (i, essay) in loaded.essays.iter().enumerate() {
+        let mut bound = BTreeMap::new();
+        let mut fps = BTreeMap::new();
+        for (id, &ci) in &plan.bindings[i] {
+            let call = &plan.calls[ci];
+            if let Some(v) = &results.values[ci] {
+                bound.insert(
+                    id.clone(),
+                    Bound {
+                        id: id.clone(),
+                        census: call.census.name().to_string(),
+                        params: call.prepared.params.clone(),
+                        result: v.clone(),
+                    },
+                );
+                fps.insert(id.clone(), call.fingerprint.clone());
+            }
+        }
+        // Claims on ids whose call failed to plan were already reported; skip them.
+        let failed_ids: Vec<&str> = essay
+            .calls
+            .iter()
+            .map(|c| c.id.as_str())
+            .filter(|id| !bound.contains_key(*id))
+            .chain(essay.broken_ids.iter().map(String::as_str))
+            .collect();
+        let (mut reports, diags) = check_one(i, essay, &bound);
+        let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags
+            .into_iter()
+            .partition(|d| d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id)));
+        for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
+            if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {
+                r.status = Status::Skipped;
+            }
+        }
+        out.diags.extend(diags);
+        out.bound.push(bound);
+        out.fingerprints.push(fps);
+        out.reports.push(reports);
+    }
+    out
+}
+
+/// Options for a whole run.
+pub struct RunOptions {
+    /// The site root.
+    pub root: PathBuf,
+    /// Use the on-disk cache under `root/.countersign-cache`.
+    pub use_cache: bool,
+    /// Draw progress bars for long calls.
+    pub progress: bool,
+    /// Render pages (`build`, `watch`); `check` stops after checking.
+    pub render: bool,
+    /// The templates and static files a site has when it has none of its own (the
+    /// binary's embedded theme).
+    pub theme: Theme,
+}
+
+/// Everything a run produced.
+pub struct Run {
+    /// The loaded site.
+    pub loaded: Loaded,
+    /// Call counts.
+    pub stats: Stats,
+    /// Claim reports per essay.
+    pub checked: Option<Checked>,
+    /// The rendered site, when asked for and when nothing failed.
+    pub output: Option<Output>,
+    /// Every diagnostic, in stage order.
+    pub diags: Vec<Diagnostic>,
+    /// What this run did afresh.
+    pub work: Work,
+}
+
+impl Run {
+    /// True when no diagnostic is an error.
+    pub fn ok(&self) -> bool {
+        !self.diags.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// The cache folder of a site.
+pub fn cache_dir(root: &Path) -> PathBuf {
+    root.join(".countersign-cache")
+}
+
+/// What a caller may add to a run: results kept in memory, what earlier runs made (watch
+/// mode), and a hook called with the plan before anything is computed.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Results kept in memory across runs, by cache key.
+    pub memory: Option<&'a Mutex<HashMap<String, Arc<Value>>>>,
+    /// Essays parsed, claims checked and pages rendered by earlier runs, reused when their
+    /// inputs are unchanged (see [`Incremental`]).
+    pub memo: Option<&'a mut Incremental>,
+    /// Called once the calls are planned, with one cancellation flag per call (same order
+    /// as `Plan::calls`): setting one stops that call at its next checkpoint, and the run
+    /// then ends without checking or rendering.
+    pub on_plan: Option<&'a OnPlan<'a>>,
+}
+
+/// The callback of [`Hooks::on_plan`]: the plan and one cancellation flag per call.
+pub type OnPlan<'a> = dyn Fn(&Plan, &[Arc<AtomicBool>]) + 'a;
+
+/// What a run did afresh (a run without [`Incremental`] does everything).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Work {
+    /// Essays parsed.
+    pub parsed: usize,
+    /// Essays whose claims were checked.
+    pub checked: usize,
+    /// Bodies, pages, listings and static files made (see [`countersign_render::Rendered`]).
+    pub rendered: countersign_render::Rendered,
+}
+
+/// One essay's claims as last checked: (text, bindings) → (reports, diagnostics).
+type CheckMemo = (String, Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
+
+/// What watch mode keeps between runs, so that a run redoes only what its changes touch:
+///
+/// - an essay is parsed again only when its file name or text changed;
+/// - its claims are checked again only when its text or the calls its ids are bound to
+///   changed (a result is a function of its call's cache key);
+/// - rendering reuses every body, page and listing whose inputs are unchanged (see
+///   [`countersign_render::Memo`]).
+///
+/// A changed `countersign.yaml` forgets every claim report and rendering (parsing an essay
+/// does not read it). Census results are kept apart (the `memory` of [`Hooks`]), by cache
+/// key. Every reuse compares the exact inputs, so a run
+/// with this memory produces the same output and diagnostics as one without.
+#[derive(Default)]
+pub struct Incremental {
+    config: Option<Option<String>>,
+    essays: HashMap<String, (PathBuf, String, Option<Essay>, Vec<Diagnostic>)>,
+    checks: HashMap<String, CheckMemo>,
+    render: countersign_render::Memo,
+    /// What the latest run did afresh.
+    pub last: Work,
+}
+
+/// [`load`], parsing again only the essays whose file name or text is not the one
+/// `memo` holds; also returns the configuration file's text.
+fn load_incremental(root: &Path, theme: &Theme, memo: &mut Incremental) -> (Loaded, Option<String>) {
+    // Load, parsing only the essays whose text changed.
+    let mut old = std::mem::take(&mut memo.essays);
+    let mut essays = HashMap::new();
+    let mut parsed = 0;
+    let (loaded, config_text) = load_with(root, theme, &mut |file: &str, path: PathBuf, source: String| {
+        let (essay, diags) = match old.remove(file) {
+            Some((p, s, e, d)) if p == path && s == source => (e, d),
+            _ => {
+                parsed += 1;
+                content::parse_essay(file, path.clone(), source.clone())
+            }
+        };
+        essays.insert(file.to_string(), (path, source, essay.clone(), diags.clone()));
+        (essay, diags)
+    });
+    memo.essays = essays;
+    memo.last.parsed = parsed;
+    (loaded, config_text)
+}
+
+/// Whether a run's rendered site holds the essays marked `draft: true`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Drafts {
+    /// Rendered like the others (`watch`, `check`), their pages carrying a banner.
+    #[default]
+    Shown,
+    /// Left out of every page, list and index (`build`); links to them show as plain
+    /// text, as links to planned essays do.
+    LeftOut,
+}
+
+/// One warning per essay marked `draft: true`, at its `draft` key: checked, not published.
+pub fn draft_warnings(essays: &[Essay]) -> Vec<Diagnostic> {
+    essays
+        .iter()
+        .filter(|e| e.front.draft)
+        .map(|e| {
+            Diagnostic::warning(Code::Draft, &e.file, e.front.draft_span.clone(), format!("`{}` is a draft", e.front.title))
+                .with_hint("its claims are checked and `countersign watch` shows it, but `countersign build` leaves it out; remove `draft: true` to publish it")
+        })
+        .collect()
+}
+
+/// Render every essay of `loaded` with its checked claims (see
+/// [`countersign_render::render_site`]); with [`Drafts::LeftOut`], every essay but the drafts,
+/// whose titles then count as planned.
+fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut countersign_render::Memo, drafts: Drafts) -> (Output, Vec<Diagnostic>) {
+    let mut out = Output::default();
+    let leave_out = |e: &Essay| drafts == Drafts::LeftOut && e.front.draft;
+    let mut config = std::borrow::Cow::Borrowed(&loaded.config);
+    for e in loaded.essays.iter().filter(|e| leave_out(e)) {
+        let c = config.to_mut();
+        c.planned.push(e.front.title.clone());
+        c.drafts_left_out.insert(e.front.title.clone(), (e.file.clone(), e.front.draft_span.clone()));
+    }
+    let inputs: Vec<countersign_render::EssayInput> = loaded
+        .essays
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| !leave_out(e))
+        .map(|(i, e)| countersign_render::EssayInput {
+            essay: e,
+            bound: &checked.bound[i],
+            fingerprints: &checked.fingerprints[i],
+            reports: &checked.reports[i],
+        })
+        .collect();
+    // The essays' images go out as static files of their pages' folders (a site static
+    // file of the same path is kept).
+    let mut files = std::borrow::Cow::Borrowed(&loaded.files);
+    for image in loaded.images.iter().filter(|i| inputs.iter().any(|e| e.essay.slug == i.slug)) {
+        files.to_mut().statics.entry(image.out.clone()).or_insert_with(|| image.bytes.clone());
+    }
+    let d = countersign_render::render_site(&config, &files, &inputs, &mut out, memo);
+    (out, d)
+}
+
+/// Load, plan, compute, check and (when `opts.render`) render a site.
+pub fn run(opts: &RunOptions, memory: Option<&Mutex<HashMap<String, Arc<Value>>>>) -> Run {
+    run_with(opts, Hooks { memory, ..Hooks::default() }).expect("a run nobody cancels finishes")
+}
+
+/// [`run`] with [`Hooks`]; `None` when a call's cancellation flag was set before the
+/// census calls finished (nothing after them is done; calls that finished are remembered).
+pub fn run_with(opts: &RunOptions, hooks: Hooks) -> Option<Run> {
+    run_drafts(opts, hooks, Drafts::Shown)
+}
+
+/// [`run`] for publishing (`countersign build`): drafts are checked but not rendered
+/// (see [`Drafts::LeftOut`]).
+pub fn run_publishing(opts: &RunOptions) -> Run {
+    run_drafts(opts, Hooks::default(), Drafts::LeftOut).expect("a run nobody cancels finishes")
+}
+
+/// [`run_with`], rendering drafts or leaving them out.
+fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
+    let mut fresh = Incremental::default();
+    let memo = hooks.memo.unwrap_or(&mut fresh);
+    memo.last = Work::default();
+    let (loaded, config_text) = load_incremental(&opts.root, &opts.theme, memo);
+    if memo.config.as_ref() != Some(&config_text) {
+        // A new configuration: everything but the parsed essays is made afresh.
+        memo.checks.clear();
+        memo.render = countersign_render::Memo::default();
+        memo.config = Some(config_text);
+    }
+    let plan = plan(&loaded);
+    let site_diags = validate(&loaded);
+    let flags: Vec<Arc<AtomicBool>> = plan.calls.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
+    if let Some(f) = hooks.on_plan {
+        f(&plan, &flags);
+    }
+    let cache = if opts.use_cache { Cache::at(cache_dir(&opts.root)) } else { Cache::disabled() };
+    let results = compute(
+        &plan,
+        &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: Arc::default(), flags: Some(&flags) },
+    );
+    if flags.iter().any(|f| f.load(Ordering::SeqCst)) {
+        return None;
+    }
+    // Check, again only the essays whose text or bound calls changed.
+    let mut old = std::mem::take(&mut memo.checks);
+    let mut checks = HashMap::new();
+    let mut checked_now = 0;
+    let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>| {
+        let binding: Vec<(String, String, bool)> =
+            plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), bound.contains_key(id))).collect();
+        let (reports, diags) = match old.remove(&essay.file) {
+            Some((s, b, r, d)) if s == essay.source && b == binding => (r, d),
+            _ => {
+                checked_now += 1;
+                check::check_essay(essay, bound)
+            }
+        };
+        checks.insert(essay.file.clone(), (essay.source.clone(), binding, reports.clone(), diags.clone()));
+        (reports, diags)
+    });
+    memo.checks = checks;
+    memo.last.checked = checked_now;
+    let mut diags = loaded.diags.clone();
+    diags.extend(plan.diags.iter().cloned());
+    diags.extend(site_diags);
+    diags.extend(results.diags.iter().cloned());
+    diags.extend(checked.diags.iter().cloned());
+    let output = opts.render.then(|| {
+        let (out, d) = render_stage(&loaded, &checked, &mut memo.render, drafts);
+        memo.last.rendered = memo.render.last;
+        diags.extend(d);
+        out
+    });
+    let work = memo.last;
+    Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
+}

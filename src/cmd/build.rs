@@ -1,0 +1,62 @@
+//! `countersign build`: take the output lock, run every stage, write the site atomically.
+
+use std::path::Path;
+use std::time::Instant;
+
+use countersign_site::output;
+use countersign_site::pipeline::{self, RunOptions};
+
+use super::{count, fail, print_diags, summary_line, Failure, Outcome};
+use crate::console::err;
+
+/// Build the site at `root` into `out` (default `root/public`), computing every census
+/// afresh with `no_cache`. Fails (exit 1) on any error diagnostic, leaving the previous
+/// site as it was, or when the output folder cannot be locked or written.
+pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, color: bool) -> Outcome {
+    let started = Instant::now();
+    let out = out.map(Path::to_path_buf).unwrap_or_else(|| root.join("public"));
+    let write_to = match output::check_out(root, &out) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    // One build at a time writes beside the output folder; a second one waits here,
+    // before computing, so it finds the first one's results in the cache.
+    let lock = output::lock_output(&write_to, || err(&format!("waiting for another build writing beside {} to finish\n", out.display())));
+    let run = pipeline::run_publishing(&RunOptions {
+        root: root.to_path_buf(),
+        use_cache: !no_cache,
+        progress: pipeline::progress_allowed(),
+        render: true,
+        theme: countersign::THEME,
+    });
+    let mut diags = run.diags.clone();
+    diags.extend(pipeline::draft_warnings(&run.loaded.essays));
+    print_diags(&run.loaded.sources, &diags, color);
+    if !run.ok() {
+        err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&diags)));
+        return Err(Failure::Failed);
+    }
+    // A folder that cannot hold the output is reported after the sources' own errors.
+    let lock = match lock {
+        Ok(l) => l,
+        Err(e) => return fail(format!("cannot write the site to {}: {e}", out.display())),
+    };
+    let output = run.output.unwrap_or_default();
+    if let Err(e) = output::write_atomically(&write_to, &output, &mut output::FsWriter, &lock, output::publish_for_tests()) {
+        return fail(format!("cannot write the site to {}: {e}", out.display()));
+    }
+    // Counted as `check` counts them: claims compared with a result (see `was_checked`).
+    let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
+    err(&format!(
+        "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
+        count(run.loaded.essays.len(), "essay"),
+        count(claims, "claim"),
+        output.files.len(),
+        out.display(),
+        started.elapsed().as_secs_f64(),
+        run.stats.calls,
+        run.stats.ran,
+        run.stats.cached
+    ));
+    Ok(())
+}

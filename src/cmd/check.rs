@@ -1,0 +1,98 @@
+//! `countersign check`: every stage but the write; `--bless`, `--strict`, `--verify` and
+//! the JSON report.
+
+use std::path::Path;
+use std::time::Instant;
+
+use countersign_core::check::ClaimReport;
+use countersign_core::diag::{Code, Diagnostic};
+use countersign_site::pipeline::{self, Run, RunOptions};
+
+use super::{count, print_diags, summary_line, Failure, Outcome};
+use crate::console::{err, out};
+
+/// What `check` was asked to do besides checking.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Modes {
+    /// Rewrite each disagreeing stated value in place (`--bless`).
+    pub bless: bool,
+    /// Also fail on numbers no claim covers (`--strict`).
+    pub strict: bool,
+    /// One JSON report on stdout instead of human diagnostics (`--format json`).
+    pub json: bool,
+    /// Compute every census afresh (`--no-cache`).
+    pub no_cache: bool,
+    /// Run every site census twice more and compare (`--verify`).
+    pub verify: bool,
+}
+
+/// Check the site at `root`. Fails (exit 1) when any diagnostic is an error.
+pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
+    let started = Instant::now();
+    let opts = RunOptions {
+        root: root.to_path_buf(),
+        use_cache: !modes.no_cache,
+        progress: pipeline::progress_allowed() && !modes.json,
+        render: true,
+        theme: countersign::THEME,
+    };
+    let run = pipeline::run(&opts, None);
+    let mut diags = run.diags.clone();
+    diags.extend(pipeline::draft_warnings(&run.loaded.essays));
+    let reports: Vec<ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
+    if modes.verify {
+        diags.extend(pipeline::verify(&run.loaded));
+    }
+    if modes.strict {
+        diags.extend(countersign_core::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
+    }
+    if modes.bless {
+        bless(root, &reports, &mut diags);
+    }
+    let failed = diags.iter().any(Diagnostic::is_error);
+    if modes.json {
+        let report = countersign_site::report::json(&run, &reports, &diags);
+        out(&format!("{}\n", serde_json::to_string_pretty(&report).unwrap_or_default()));
+    } else {
+        print_diags(&run.loaded.sources, &diags, color);
+        err(&summary(&run, &reports, &diags, failed, started));
+    }
+    if failed {
+        Err(Failure::Failed)
+    } else {
+        Ok(())
+    }
+}
+
+/// Rewrite the stated values `--bless` can fix; the mismatches it fixed leave `diags`, its
+/// refusals and write errors join them.
+fn bless(root: &Path, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
+    let (edits, refusals) = countersign_site::bless::plan(reports);
+    diags.retain(|d| !(d.code == Code::ClaimMismatch && edits.iter().any(|e| e.file == d.file && e.span == d.span)));
+    diags.extend(refusals);
+    match countersign_site::bless::apply(root, &edits) {
+        Ok(done) => {
+            for e in &done {
+                out(&format!("{}:{}\n- {}\n+ {}\n", e.file, e.line, e.old, e.new));
+            }
+            err(&format!("blessed {}\n", count(done.len(), "stated value")));
+        }
+        Err(d) => diags.extend(d),
+    }
+}
+
+/// The last line: "ok 5 essays, 642 claims checked: 0 errors, 1 warning; census calls: …".
+fn summary(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic], failed: bool, started: Instant) -> String {
+    let checked = reports.iter().filter(|r| r.was_checked()).count();
+    format!(
+        "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s\n",
+        if failed { "FAILED" } else { "ok" },
+        count(run.loaded.essays.len(), "essay"),
+        count(checked, "claim"),
+        summary_line(diags),
+        run.stats.calls,
+        run.stats.ran,
+        run.stats.cached,
+        started.elapsed().as_secs_f64()
+    )
+}

@@ -1,0 +1,54 @@
+//! One file a command (`build.rs` is `countersign build`, …), as Zola's `src/cmd/`: each
+//! parses nothing (clap did), calls the library, prints, and says how it ended.
+
+pub mod build;
+pub mod cache;
+pub mod check;
+pub mod figures;
+pub mod list;
+pub mod new;
+pub mod run;
+pub mod watch;
+
+use countersign_core::diag::{Diagnostic, Sources};
+
+use crate::console::err;
+
+/// How a command that did not succeed ended; `main` makes it the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// A claim failed, the site has an error, or something could not be read or written:
+    /// exit 1 (the diagnostics or the message are printed already).
+    Failed,
+    /// The command line asks for something that does not exist (an unknown figure kind):
+    /// exit 2.
+    Usage,
+}
+
+/// What a command returns.
+pub type Outcome = Result<(), Failure>;
+
+/// Print `message` as an error line and fail.
+pub fn fail(message: impl std::fmt::Display) -> Outcome {
+    err(&format!("error: {message}\n"));
+    Err(Failure::Failed)
+}
+
+/// Print `diags` (if any) with their sources.
+pub fn print_diags(sources: &Sources, diags: &[Diagnostic], color: bool) {
+    if !diags.is_empty() {
+        err(&sources.render(diags, color));
+    }
+}
+
+/// `n` and `noun`, with an `s` unless `n` is 1 ("1 essay", "2 essays").
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// "2 errors, 1 warning".
+pub fn summary_line(diags: &[Diagnostic]) -> String {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    format!("{}, {}", count(errors, "error"), count(warnings, "warning"))
+}
