@@ -654,7 +654,7 @@ impl<'a> Renderer<'a> {
                     None => format!("eq-{number}"),
                 };
                 let html = format!(
-                    "<span class=\"display-math\" id=\"{}\"><span class=\"eq-body\">{ml}</span><span class=\"eq-number\">({number})</span></span>",
+                    "<span class=\"display-math\" id=\"{}\"><span class=\"eq-body\" tabindex=\"0\">{ml}</span><span class=\"eq-number\">({number})</span></span>",
                     escape(&id)
                 );
                 self.equations.push(Equation { label, number, id });

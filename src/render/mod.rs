@@ -358,7 +358,7 @@ fn draw_figures(
             }
             Ok(Drawn::Html(table)) => {
                 let h = format!(
-                    "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\">{table}{caption}</figure>\n",
+                    "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\" tabindex=\"0\">{table}{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
                 );
