@@ -601,7 +601,7 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
         files: site,
         tera: &templates.1,
         sources: &templates.0,
-        site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description }),
+        site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description, "claim_marks": config.claim_marks }),
         ladders: Ladders::of(inputs, &config.ladders),
     };
     let mut diags = bibliography.2.clone();
