@@ -281,14 +281,16 @@ async fn open(c: &Client, url: &str) {
 }
 
 /// A screenshot of the window at `width`; of the whole page (up to 16,000 px) when `full`.
+/// The window is 1000 × 900 px again afterwards.
 async fn screenshot(c: &Client, file: &Path, width: u32, full: bool) {
+    window(c, width, 900).await;
     if full {
         let h = value(c, "document.documentElement.scrollHeight").await.as_u64().unwrap_or(900).clamp(1, 16_000);
         window(c, width, h as u32).await;
     }
     let png = c.screenshot().await.expect("screenshot");
     std::fs::write(file, png).expect("write screenshot");
-    window(c, width, 900).await;
+    window(c, 1000, 900).await;
 }
 
 // ---------------------------------------------------------------- what a page must be
