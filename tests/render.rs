@@ -59,3 +59,19 @@ fn a_claim_in_link_text_or_alt_text_is_plain_text() {
     assert!(page.contains(r#"href="../small/">the 14 positions</a>"#), "{page}");
     assert!(!page.contains('\u{E000}'), "no placeholder leaks");
 }
+
+/// `claim_marks:` in countersign.yaml reaches every page's `<body>`, where the style sheet
+/// reads it; a site without it has the default, `underline`.
+#[test]
+fn claim_marks_reach_every_page() {
+    let sites = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites");
+    for (site, marks) in [("ok-basic", "underline"), ("config-claim-marks-hover", "hover")] {
+        let run = pipeline::run(&RunOptions { root: sites.join(site), use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
+        assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
+        let out = run.output.unwrap();
+        for page in out.files.keys().filter(|p| p.ends_with(".html")) {
+            let html = String::from_utf8(out.files[page].clone()).unwrap();
+            assert!(html.contains(&format!("<body data-claim-marks=\"{marks}\">")), "{site} {page}: {html}");
+        }
+    }
+}

@@ -10,6 +10,8 @@
 //! planned: [The move that gives counters back]   # essays linked to before they exist
 //! ladders:                              # a ladder's title, by its anchor
 //!   held-pass: Holding the pass         # (default: the anchor, capitalised: "Held pass")
+//! claim_marks: hover                    # claims underlined only on hover or focus
+//!                                       # (default: underline, always dotted-underlined)
 //! ```
 //!
 //! Every key is optional; a folder of essays with no config builds with the defaults.
@@ -17,7 +19,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::diag::{Code, Diagnostic};
 
@@ -31,6 +33,19 @@ pub struct MathConfig {
     /// LaTeX macros, name (without backslash) → expansion (`#1` for arguments).
     #[serde(default)]
     pub macros: BTreeMap<String, String>,
+}
+
+/// How the claims in an essay's text are marked (`claim_marks:`); the page's `<body>`
+/// carries it as `data-claim-marks`, which `static/style.css` reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClaimMarks {
+    /// Every claim has a dotted underline in the claim colour.
+    #[default]
+    Underline,
+    /// A claim shows its underline only while hovered or focused; at rest it is told from
+    /// the text around it by a colour at 3:1 contrast to the text (WCAG technique G183).
+    Hover,
 }
 
 /// The site configuration.
@@ -59,6 +74,9 @@ pub struct Config {
     /// is titled from its anchor (see `render::ladder_title`).
     #[serde(default)]
     pub ladders: BTreeMap<String, String>,
+    /// How claims are marked in the text.
+    #[serde(default)]
+    pub claim_marks: ClaimMarks,
     /// Drafts a publishing build leaves out, by title: (file, span of its `draft` key).
     /// Not read from the file: `pipeline` fills it, and links to them render as links to
     /// planned essays do.
@@ -178,7 +196,9 @@ impl Config {
                         crate::content::char_span(text, at),
                         format!("in the site configuration: {}", e.message),
                     )
-                    .with_hint("keys: title, base_url, description, budget, math.macros, planned, ladders"),
+                    .with_hint(
+                        "keys: title, base_url, description, budget, math.macros, planned, ladders, claim_marks (underline or hover)",
+                    ),
                 ))
             }
         }

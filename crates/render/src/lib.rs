@@ -347,7 +347,7 @@ fn draw_figures(
             }
             Ok(Drawn::Html(table)) => {
                 let h = format!(
-                    "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\">{table}{caption}</figure>\n",
+                    "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\" tabindex=\"0\">{table}{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
                 );
@@ -590,7 +590,7 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
         files: site,
         tera: &templates.1,
         sources: &templates.0,
-        site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description }),
+        site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description, "claim_marks": config.claim_marks }),
         ladders: Ladders::of(inputs, &config.ladders),
     };
     let mut diags = bibliography.2.clone();

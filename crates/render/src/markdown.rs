@@ -654,7 +654,7 @@ impl<'a> Renderer<'a> {
                     None => format!("eq-{number}"),
                 };
                 let html = format!(
-                    "<span class=\"display-math\" id=\"{}\"><span class=\"eq-body\">{ml}</span><span class=\"eq-number\">({number})</span></span>",
+                    "<span class=\"display-math\" id=\"{}\"><span class=\"eq-body\" tabindex=\"0\">{ml}</span><span class=\"eq-number\">({number})</span></span>",
                     escape(&id)
                 );
                 self.equations.push(Equation { label, number, id });
@@ -800,7 +800,18 @@ fn footnotes<'a>(items: Stream<'a>, headings: &[Heading]) -> Stream<'a> {
             }
             Item::Md(Event::End(TagEnd::FootnoteDefinition)) if open.is_some() => {
                 let i = open.take().unwrap_or_default();
-                notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{}</li>\n", backlinks(&ref_ids[i]))))), range));
+                // The ↩ ends the note's last paragraph, on its last line, when the note
+                // ends with one; after a list or a code block it follows on its own.
+                let back = backlinks(&ref_ids[i]);
+                let ends_in_paragraph = matches!(notes[i].last(), Some((Item::Md(Event::End(TagEnd::Paragraph)), _)));
+                if ends_in_paragraph {
+                    let end = notes[i].pop().expect("the paragraph's end");
+                    notes[i].push((Item::Md(Event::InlineHtml(CowStr::from(format!(" {back}")))), range.clone()));
+                    notes[i].push(end);
+                    notes[i].push((Item::Md(Event::Html(CowStr::from("</li>\n"))), range));
+                } else {
+                    notes[i].push((Item::Md(Event::Html(CowStr::from(format!("{back}</li>\n")))), range));
+                }
             }
             item => match open {
                 Some(n) => notes[n].push((item, range)),
@@ -1129,5 +1140,17 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), n, "duplicate ids: {h}");
+    }
+
+    /// A note's ↩ ends its last paragraph (so it sits on the note's last line); after a
+    /// list it follows the list.
+    #[test]
+    fn a_footnotes_backlink_ends_its_last_paragraph() {
+        let body = "A[^a] and b[^b].\n\n[^a]: One.\n\n    Two.\n[^b]: A list:\n\n    - x\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let h = &b.html;
+        assert!(h.contains(r##"<p>Two. <a class="footnote-backref" href="#fnref-1-1" aria-label="Back to reference 1">↩</a></p>"##), "{h}");
+        assert!(h.contains("</ul>\n<a class=\"footnote-backref\" href=\"#fnref-2-1\""), "{h}");
     }
 }

@@ -225,7 +225,10 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     let top = o.y_max.unwrap_or_else(|| heights.iter().flatten().flat_map(|(v, u)| [*v, *u]).flatten().fold(0.0f64, f64::max));
     let top = if top.is_finite() && top > 0.0 { top } else { 1.0 };
 
-    let bar_w: u32 = 14;
+    // Bars 14 px wide, narrower (to 6) where that keeps the chart within the essay column
+    // (672 px) so its text is seen at the size drawn.
+    let fit = (672u32.saturating_sub(240) / groups.len().max(1) as u32).saturating_sub(16) / series.len().max(1) as u32;
+    let bar_w: u32 = fit.clamp(6, 14);
     let group_w = bar_w * series.len() as u32 + 16;
     let plot_w = group_w * groups.len() as u32;
     let width = plot_w + 90 + 150;

@@ -7,6 +7,7 @@
 //! Example: the two-coin Welter values ⟨a|b⟩ with a on x and b on y, zeros at the mates.
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -80,7 +81,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         ));
     }
     let max = cells.iter().flatten().flatten().fold(0.0f64, |m, &v| m.max(v));
-    let cell = if width.max(height) <= 24 { 28 } else { (700 / width.max(height)).max(3) } as u32;
+    // At most 28 px a cell, and the grid no wider than the essay column (672 px), so its
+    // text is seen at the size drawn.
+    let cell = (600 / width.max(height)).clamp(3, 28) as u32;
     let show_values = o.values.unwrap_or(width <= 24);
     let margin = 50u32;
     let (w, h) = (margin + cell * width as u32 + 20, margin + cell * height as u32 + 20);
@@ -93,7 +96,8 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             .y_label_area_size(if o.y_label.is_some() { 40 } else { 25 })
             .build_cartesian_2d(0..width as i32, 0..height as i32)
             .map_err(|e| FigureError::data(format!("cannot draw: {e}"), ""))?;
-        let label_style = ("sans-serif", 12).into_font().color(&palette::INK);
+        // 14 is 11.3 px in the SVG (plotters writes n / 1.24), the least a reader is shown.
+        let label_style = ("sans-serif", 14).into_font().color(&palette::INK);
         let mut mesh = chart.configure_mesh();
         mesh.disable_mesh()
             .axis_style(palette::INK)
@@ -131,9 +135,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         chart.draw_series(rings).map_err(|e| FigureError::data(format!("cannot draw: {e}"), ""))?;
         let cellf = cell as i32;
         for (t, (x, y), colour) in texts {
-            let style = ("sans-serif", 11).into_font().color(&colour);
+            let style = ("sans-serif", 14).into_font().color(&colour).pos(Pos::new(HPos::Center, VPos::Center));
             let pos = chart.backend_coord(&(x, y));
-            root.draw_text(&t, &style, (pos.0 + cellf / 2 - 3 * t.len() as i32, pos.1 + cellf / 2 - 6))
+            root.draw_text(&t, &style, (pos.0 + cellf / 2, pos.1 + cellf / 2))
                 .map_err(|e| FigureError::data(format!("cannot draw: {e}"), ""))?;
         }
         root.present().map_err(|e| FigureError::data(format!("cannot draw: {e}"), ""))?;

@@ -161,7 +161,8 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        let faint = ("sans-serif", 13).into_font().color(&palette::FAINT);
+        // 14 is 11.3 px in the SVG (plotters writes n / 1.24), the least a reader is shown.
+        let faint = ("sans-serif", 14).into_font().color(&palette::FAINT);
         let ink = ("sans-serif", 16).into_font().color(&palette::INK);
         for d in 0..=depth {
             if nodes.iter().any(|n| n.depth == d && n.children.iter().any(Option::is_some)) {
