@@ -883,6 +883,10 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     let mut links = 0usize;
     let mark = |reference: usize, closing: bool, marks: &mut Vec<Mark>| marks.push(Mark { at: html.borrow().len(), reference, closing });
     let events = items.into_iter().filter_map(|(item, _)| match item {
+        // A code block scrolls sideways on a narrow screen, so it takes keyboard focus
+        // (a scrollable region a keyboard cannot reach is an accessibility failure).
+        Item::Md(Event::Start(Tag::CodeBlock(kind))) => Some(Event::Html(CowStr::from(code_block_open(&kind)))),
+        Item::Md(Event::End(TagEnd::CodeBlock)) => Some(Event::Html(CowStr::from("</code></pre>\n"))),
         Item::Md(ev) => {
             match &ev {
                 Event::Start(Tag::Link { .. } | Tag::Image { .. }) => links += 1,
@@ -908,6 +912,20 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     // the length written when it is reached.
     let _ = pulldown_cmark::html::write_html_fmt(Sink(&html), events);
     (html.into_inner(), marks)
+}
+
+/// The opening tags of a code block: `<pre tabindex="0"><code class="language-L">`, L the
+/// first word of a fenced block's info string (none for an indented block or no info).
+fn code_block_open(kind: &CodeBlockKind<'_>) -> String {
+    let lang = match kind {
+        CodeBlockKind::Fenced(info) => info.split(|c: char| c.is_whitespace() || c == ',').next().unwrap_or(""),
+        CodeBlockKind::Indented => "",
+    };
+    if lang.is_empty() {
+        "<pre tabindex=\"0\"><code>".to_string()
+    } else {
+        format!("<pre tabindex=\"0\"><code class=\"language-{}\">", escape(lang))
+    }
 }
 
 /// Parse the inside of `[@…]` / `[-@…]`: `@a; @b, p. 3`. None when it is not a citation.
@@ -1035,6 +1053,18 @@ mod tests {
         );
         assert_eq!(b.headings[0].text, "\u{E002}1\u{E003} 5");
         assert!(b.marks.is_empty());
+    }
+
+    #[test]
+    fn code_blocks_take_keyboard_focus_and_keep_their_language() {
+        let (_, b, d) = rendered("```sh\ncargo test <x> && y\n```\n\n    indented\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(
+            b.html.contains("<pre tabindex=\"0\"><code class=\"language-sh\">cargo test &lt;x&gt; &amp;&amp; y\n</code></pre>"),
+            "{}",
+            b.html
+        );
+        assert!(b.html.contains("<pre tabindex=\"0\"><code>indented\n</code></pre>"), "{}", b.html);
     }
 
     #[test]
