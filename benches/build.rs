@@ -18,6 +18,7 @@ fn site(name: &str) -> RunOptions {
         progress: false,
         render: true,
         theme: countersign::THEME,
+        base_url: None,
     }
 }
 
@@ -43,6 +44,7 @@ fn essays_build(c: &mut Criterion) {
         progress: false,
         render: true,
         theme: countersign::THEME,
+        base_url: None,
     };
     let memory = Mutex::new(HashMap::new());
     assert!(pipeline::run(&opts, Some(&memory)).ok());

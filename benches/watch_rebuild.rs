@@ -29,7 +29,14 @@ fn prose_rebuild(c: &mut Criterion) {
     let essay = dir.path().join("essays/small.md");
     let text = std::fs::read_to_string(&essay).unwrap();
     let texts = [text.replacen("There are", "First, there are", 1), text.replacen("There are", "Second, there are", 1)];
-    let opts = RunOptions { root: dir.path().to_path_buf(), use_cache: false, progress: false, render: true, theme: countersign::THEME };
+    let opts = RunOptions {
+        root: dir.path().to_path_buf(),
+        use_cache: false,
+        progress: false,
+        render: true,
+        theme: countersign::THEME,
+        base_url: None,
+    };
     let memory = Mutex::new(HashMap::new());
     let mut memo = Incremental::default();
     let build =

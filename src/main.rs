@@ -57,6 +57,10 @@ enum Command {
         /// Compute every census afresh; neither read nor write the cache.
         #[arg(long)]
         no_cache: bool,
+        /// The address the site will be served from (an http or https URL), in place of
+        /// `base_url` in countersign.yaml: canonical links, the feed and the sitemap.
+        #[arg(long, value_name = "URL", value_parser = parse_base_url)]
+        base_url: Option<String>,
     },
     /// Check every claim without writing the site; exit 1 when any fails.
     Check {
@@ -195,7 +199,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
     let root = cli.root.as_path();
     match &cli.command {
-        Command::Build { out, no_cache } => cmd::build::run(root, out.as_deref(), *no_cache, color),
+        Command::Build { out, no_cache, base_url } => cmd::build::run(root, out.as_deref(), *no_cache, base_url.clone(), color),
         Command::Check { bless, strict, format, no_cache, verify } => {
             let modes =
                 cmd::check::Modes { bless: *bless, strict: *strict, json: *format == Format::Json, no_cache: *no_cache, verify: *verify };
@@ -215,5 +219,15 @@ fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
         Command::Figures { kind } => cmd::figures::run(kind.as_deref()),
         Command::List => cmd::list::run(root),
         Command::Cache { action: CacheAction::Clean } => cmd::cache::clean(root),
+    }
+}
+
+/// `--base-url`: an absolute http(s) URL with a host, kept as written (a trailing `/` is
+/// dropped where the configuration's is).
+fn parse_base_url(s: &str) -> Result<String, String> {
+    let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
+    match rest {
+        Some(r) if !r.is_empty() && !r.starts_with('/') && !s.chars().any(char::is_whitespace) => Ok(s.to_string()),
+        _ => Err(format!("`{s}` is not an http or https URL with a host, e.g. https://example.org/essays")),
     }
 }

@@ -230,6 +230,7 @@ mod tests {
                 progress: false,
                 render: true,
                 theme: countersign::THEME,
+                base_url: None,
             },
             None,
         );

@@ -54,7 +54,14 @@ fn a_draft_is_left_out_of_build_everywhere() {
 #[test]
 fn watch_shows_a_draft_with_a_banner() {
     let run = pipeline::run(
-        &RunOptions { root: site("author-draft"), use_cache: false, progress: false, render: true, theme: countersign::THEME },
+        &RunOptions {
+            root: site("author-draft"),
+            use_cache: false,
+            progress: false,
+            render: true,
+            theme: countersign::THEME,
+            base_url: None,
+        },
         None,
     );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));

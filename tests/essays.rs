@@ -18,7 +18,10 @@ fn root() -> PathBuf {
 }
 
 fn real_site() -> pipeline::Run {
-    pipeline::run(&RunOptions { root: root(), use_cache: true, progress: false, render: false, theme: countersign::THEME }, None)
+    pipeline::run(
+        &RunOptions { root: root(), use_cache: true, progress: false, render: false, theme: countersign::THEME, base_url: None },
+        None,
+    )
 }
 
 /// A stated text that must disagree with the computed value, in the same form.

@@ -22,7 +22,10 @@ fn without_certificate_names(html: &str) -> String {
 #[test]
 fn pages_contain_claims_mathml_and_provenance() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-basic");
-    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
+    let run = pipeline::run(
+        &RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME, base_url: None },
+        None,
+    );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let out = run.output.unwrap();
     let page = String::from_utf8(out.files["small/index.html"].clone()).unwrap();
@@ -51,7 +54,10 @@ fn pages_contain_claims_mathml_and_provenance() {
 #[test]
 fn a_claim_in_link_text_or_alt_text_is_plain_text() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-claims-in-links");
-    let run = pipeline::run(&RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
+    let run = pipeline::run(
+        &RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME, base_url: None },
+        None,
+    );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let page = String::from_utf8(run.output.unwrap().files["small/index.html"].clone()).unwrap();
     assert!(page.contains(r#"<img src="strip.png" alt="a strip of 14 cells" />"#), "{page}");
@@ -66,12 +72,58 @@ fn a_claim_in_link_text_or_alt_text_is_plain_text() {
 fn claim_marks_reach_every_page() {
     let sites = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites");
     for (site, marks) in [("ok-basic", "underline"), ("config-claim-marks-hover", "hover")] {
-        let run = pipeline::run(&RunOptions { root: sites.join(site), use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
+        let run = pipeline::run(
+            &RunOptions {
+                root: sites.join(site),
+                use_cache: false,
+                progress: false,
+                render: true,
+                theme: countersign::THEME,
+                base_url: None,
+            },
+            None,
+        );
         assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
         let out = run.output.unwrap();
         for page in out.files.keys().filter(|p| p.ends_with(".html")) {
             let html = String::from_utf8(out.files[page].clone()).unwrap();
             assert!(html.contains(&format!("<body data-claim-marks=\"{marks}\">")), "{site} {page}: {html}");
         }
+    }
+}
+
+/// `build --base-url URL` publishes under URL in place of `countersign.yaml`'s `base_url`
+/// (here none): the feed's, the sitemap's and the pages' canonical addresses; a URL
+/// with no scheme or host is a usage error (exit 2) and writes nothing.
+#[test]
+fn build_base_url_replaces_the_configured_one() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-basic");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("public");
+    let build = |url: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_countersign"))
+            .args(["build", "--no-cache", "--root"])
+            .arg(&root)
+            .arg("--out")
+            .arg(&out)
+            .args(["--base-url", url])
+            .output()
+            .unwrap()
+    };
+    let done = build("https://pages.example/essays/");
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let feed = std::fs::read_to_string(out.join("feed.xml")).unwrap();
+    assert!(feed.contains("<link rel=\"self\" href=\"https://pages.example/essays/feed.xml\"/>"), "{feed}");
+    assert!(!feed.contains("essays//"), "{feed}");
+    let sitemap = std::fs::read_to_string(out.join("sitemap.xml")).unwrap();
+    assert!(sitemap.contains("<loc>https://pages.example/essays/small/</loc>"), "{sitemap}");
+    let page = std::fs::read_to_string(out.join("small/index.html")).unwrap();
+    assert!(page.contains("<link rel=\"canonical\" href=\"https:&#x2F;&#x2F;pages.example&#x2F;essays&#x2F;small&#x2F;\">"), "{page}");
+    std::fs::remove_dir_all(&out).unwrap();
+    for bad in ["pages.example", "https://", "ftp://x.org", "https:///x"] {
+        let refused = build(bad);
+        assert_eq!(refused.status.code(), Some(2), "{bad}: {}", String::from_utf8_lossy(&refused.stderr));
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("not an http or https URL"), "{bad}");
+        assert!(!out.exists(), "{bad}");
     }
 }

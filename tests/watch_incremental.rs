@@ -123,7 +123,14 @@ impl Site {
     }
 
     fn opts(&self) -> RunOptions {
-        RunOptions { root: self.dir.path().to_path_buf(), use_cache: true, progress: false, render: true, theme: countersign::THEME }
+        RunOptions {
+            root: self.dir.path().to_path_buf(),
+            use_cache: true,
+            progress: false,
+            render: true,
+            theme: countersign::THEME,
+            base_url: None,
+        }
     }
 
     /// One incremental run, compared with a fresh full build; returns what it redid and

@@ -10,9 +10,9 @@ use super::{count, fail, print_diags, summary_line, Failure, Outcome};
 use crate::console::err;
 
 /// Build the site at `root` into `out` (default `root/public`), computing every census
-/// afresh with `no_cache`. Fails (exit 1) on any error diagnostic, leaving the previous
+/// afresh with `no_cache`, with `base_url` (when given) in place of the configuration's. Fails (exit 1) on any error diagnostic, leaving the previous
 /// site as it was, or when the output folder cannot be locked or written.
-pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, color: bool) -> Outcome {
+pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<String>, color: bool) -> Outcome {
     let started = Instant::now();
     let out = out.map(Path::to_path_buf).unwrap_or_else(|| root.join("public"));
     let write_to = match output::check_out(root, &out) {
@@ -28,6 +28,7 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, color: bool) -> Outc
         progress: pipeline::progress_allowed(),
         render: true,
         theme: countersign::THEME,
+        base_url,
     });
     let mut diags = run.diags.clone();
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));

@@ -35,6 +35,7 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
         progress: pipeline::progress_allowed() && !modes.json,
         render: true,
         theme: countersign::THEME,
+        base_url: None,
     };
     let run = pipeline::run(&opts, None);
     let mut diags = run.diags.clone();

@@ -207,6 +207,7 @@ impl Builder {
             progress: pipeline::progress_allowed(),
             render: true,
             theme: countersign::THEME,
+            base_url: None,
         };
         let on_plan = |plan: &pipeline::Plan, flags: &[Arc<AtomicBool>]| {
             state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).zip(flags.iter().cloned()).collect()))

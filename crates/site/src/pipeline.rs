@@ -783,6 +783,9 @@ pub struct RunOptions {
     /// The templates and static files a site has when it has none of its own (the
     /// binary's embedded theme).
     pub theme: Theme,
+    /// A `base_url` that replaces the configuration's (`build --base-url`, e.g. the
+    /// address a CI job publishes to); `None` keeps `countersign.yaml`'s.
+    pub base_url: Option<String>,
 }
 
 /// Everything a run produced.
@@ -859,7 +862,7 @@ type CheckMemo = (String, Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Dia
 /// with this memory produces the same output and diagnostics as one without.
 #[derive(Default)]
 pub struct Incremental {
-    config: Option<Option<String>>,
+    config: Option<(Option<String>, Option<String>)>,
     essays: HashMap<String, (PathBuf, String, Option<Essay>, Vec<Diagnostic>)>,
     checks: HashMap<String, CheckMemo>,
     render: countersign_render::Memo,
@@ -969,7 +972,11 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let mut fresh = Incremental::default();
     let memo = hooks.memo.unwrap_or(&mut fresh);
     memo.last = Work::default();
-    let (loaded, config_text) = load_incremental(&opts.root, &opts.theme, memo);
+    let (mut loaded, config_text) = load_incremental(&opts.root, &opts.theme, memo);
+    if let Some(url) = &opts.base_url {
+        loaded.config.base_url = url.trim_end_matches('/').to_string();
+    }
+    let config_text = (config_text, opts.base_url.clone());
     if memo.config.as_ref() != Some(&config_text) {
         // A new configuration: everything but the parsed essays is made afresh.
         memo.checks.clear();
