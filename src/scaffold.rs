@@ -5,7 +5,8 @@
 //! figures, a labelled equation and a reference to it, a link by title, a citation, a
 //! footnote and an image beside it, `essays/first-essay/strip.svg`), a second essay on the
 //! same ladder with no census, a one-entry `references.yaml` cited by the first, and a
-//! `.gitignore` for the output and the cache. Each feature has its own `##` section, so a
+//! `.gitignore` for the output and the cache, and `.github/workflows/site.yml`, which checks
+//! and publishes the site to GitHub Pages through this repository's action. Each feature has its own `##` section, so a
 //! section can be added without touching the others; the last is a census the site brings
 //! itself (`censuses/subtraction.py`, a Python script declared in
 //! `censuses/subtraction.grundy.yaml`). Templates and styles are built into the binary; copy files into
@@ -31,8 +32,20 @@ pub fn files(title: &str) -> Vec<(&'static str, String)> {
         ("essays/second-essay.md", SECOND.to_string()),
         ("references.yaml", REFERENCES.to_string()),
         (".gitignore", "public/\n.countersign-cache/\n".to_string()),
+        (".github/workflows/site.yml", workflow()),
     ]
 }
+
+/// The new site's GitHub workflow: the countersign action of this repository at this
+/// binary's version (`owner/name@vX.Y.Z`, from the package's `repository` and version),
+/// which checks every claim, builds the site and publishes it to GitHub Pages.
+fn workflow() -> String {
+    let repository = env!("CARGO_PKG_REPOSITORY").trim_start_matches("https://github.com/").trim_end_matches('/');
+    SITE_WORKFLOW.replace("ACTION_REPOSITORY", repository).replace("ACTION_VERSION", env!("CARGO_PKG_VERSION"))
+}
+
+/// [`workflow`] before the action's name and version are filled in.
+const SITE_WORKFLOW: &str = include_str!("scaffold/site.yml");
 
 const ESSAY: &str = r#"---
 title: A first essay
@@ -215,6 +228,15 @@ mod tests {
         let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sites/ext-census-subtraction/censuses/");
         assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.py")).unwrap(), SITE_CENSUS_SCRIPT);
         assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.grundy.yaml")).unwrap(), SITE_CENSUS_DECLARATION);
+    }
+
+    #[test]
+    fn the_new_site_workflow_uses_the_action_at_this_version() {
+        let files = files("t");
+        let (_, workflow) = files.iter().find(|(p, _)| *p == ".github/workflows/site.yml").expect("a workflow");
+        let uses = format!("uses: countersign/countersign@v{}\n", env!("CARGO_PKG_VERSION"));
+        assert!(workflow.contains(&uses), "{workflow}");
+        assert!(!workflow.contains("ACTION_"), "{workflow}");
     }
 
     #[test]
