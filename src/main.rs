@@ -125,9 +125,12 @@ enum Command {
         #[arg(long)]
         poll: bool,
     },
-    /// Create a new site in the folder NAME (config, one essay with a census and claims).
+    /// Create a new site in the folder NAME: a config, two essays (the first with census
+    /// blocks, claims in every form and figures), a census of its own in Python and a
+    /// GitHub workflow that checks and publishes it.
     New {
-        /// The folder to create; its name becomes the site's title.
+        /// The folder to create (relative to the current folder; `--root` does not apply);
+        /// its name becomes the site's title.
         name: PathBuf,
     },
     /// Manage the results cache.
@@ -215,7 +218,7 @@ fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
             allowed_hosts: allow_host.clone(),
             poll: *poll,
         }),
-        Command::New { name } => cmd::new::run(name),
+        Command::New { name } => cmd::new::run(name, cli.root_arg.as_deref()),
         Command::Figures { kind } => cmd::figures::run(kind.as_deref()),
         Command::List => cmd::list::run(root),
         Command::Cache { action: CacheAction::Clean } => cmd::cache::clean(root),

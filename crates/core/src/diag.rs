@@ -188,6 +188,8 @@ codes! {
     Draft = "draft",
     /// An image an essay shows is not beside it.
     MissingImage = "missing-image",
+    /// A footnote reference `[^label]` with no note `[^label]: …` in the essay.
+    UndefinedFootnote = "undefined-footnote",
 }
 
 impl std::fmt::Display for Code {
@@ -504,7 +506,12 @@ impl Sources {
                 }
                 let total = totals[at];
                 if *n == MAX_PER_LINE && total > MAX_PER_LINE {
-                    notes.push(format!("{} more problems on line {} are not shown: fix these first", total - MAX_PER_LINE, at.1));
+                    let more = total - MAX_PER_LINE;
+                    let (what, verb) = if more == 1 { ("problem", "is") } else { ("problems", "are") };
+                    notes.push(format!(
+                        "{more} more {what} on line {} {verb} not shown (`--format json` lists every one): fix these first",
+                        at.1
+                    ));
                 }
             }
             let cs = match d.severity {
@@ -612,5 +619,17 @@ mod tests {
         assert!(out.contains("997 more problems on line 1 are not shown"), "{out}");
         assert!(out.contains("other line"), "{out}");
         assert!(out.len() < 5_000, "{} bytes shown", out.len());
+    }
+
+    #[test]
+    fn one_problem_not_shown_is_counted_in_the_singular() {
+        let mut s = Sources::new();
+        s.add("e.md", "{{ a = 1 }} {{ a = 2 }} {{ a = 3 }} {{ a = 4 }}\n".to_string());
+        let text = s.get("e.md").unwrap().to_string();
+        let diags: Vec<Diagnostic> =
+            (1..=4).map(|i| Diagnostic::error(Code::ClaimMismatch, "e.md", at(&text, &format!("= {i} ")), format!("n {i}"))).collect();
+        let out = s.render(&diags, false);
+        assert!(out.contains("1 more problem on line 1 is not shown (`--format json` lists every one)"), "{out}");
+        assert!(!out.contains("1 more problems"), "{out}");
     }
 }

@@ -6,6 +6,7 @@
 //! sense of the parameters.
 
 pub mod claim;
+pub mod footnotes;
 pub mod front;
 pub mod inline;
 pub mod scan;
@@ -302,6 +303,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
         }
     };
     let sc = scan::scan(&source[body.clone()], body.start);
+    diags.extend(footnotes::undefined_references(file, &source[body.clone()], body.start));
     for e in &sc.errors {
         let label = if e.code == Code::UnterminatedFence { "opened here" } else { "in this claim" };
         diags.push(Diagnostic::error(e.code, file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
