@@ -165,7 +165,13 @@ pub fn load(root: &Path) -> Loaded {
     for file_name in names.iter().filter(|n| n.ends_with(".yaml") && !n.starts_with('.')) {
         let file = format!("{DIR}/{file_name}");
         let text = match crate::source::read_source(&root.join(&file), crate::source::TEXT_LIMIT) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Ok(b) => match String::from_utf8(b) {
+                Ok(t) => t,
+                Err(_) => {
+                    out.diags.push(Diagnostic::error(Code::NotUtf8, &file, 0..0, "the census declaration is not UTF-8; save it as UTF-8"));
+                    continue;
+                }
+            },
             Err(e) => {
                 out.diags.push(Diagnostic::error(Code::ReadFailed, &file, 0..0, format!("cannot read: {e}")));
                 continue;

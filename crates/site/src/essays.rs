@@ -32,6 +32,8 @@ fn essay_files(dir: &FsPath, display: &dyn Fn(&FsPath) -> String, diags: &mut Ve
             Ok(e) => {
                 if e.file_type().is_file() && essay_name(&e.file_name().to_string_lossy()) {
                     files.push(e.path().to_path_buf());
+                } else if let Some(err) = crate::source::special_entry(e.file_type()) {
+                    diags.push(Diagnostic::error(Code::ReadFailed, display(e.path()), 0..0, format!("cannot read: {err}")));
                 }
             }
             Err(e) if e.path().is_some_and(|p| hidden_path(p.strip_prefix(dir).unwrap_or(p))) => {}

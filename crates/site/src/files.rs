@@ -39,7 +39,10 @@ pub fn load(root: &Path, theme: &Theme) -> (SiteFiles, Vec<Diagnostic>) {
         files.own_statics.insert(rel);
     }
     match read(&root.join(bib::FILE), TEXT_LIMIT) {
-        Ok(b) => files.bibliography = Some(String::from_utf8_lossy(&b).into_owned()),
+        Ok(b) => match String::from_utf8(b) {
+            Ok(t) => files.bibliography = Some(t),
+            Err(_) => diags.push(Diagnostic::error(Code::NotUtf8, bib::FILE, 0..0, "the bibliography is not UTF-8; save it as UTF-8")),
+        },
         Err(SourceError::NotFound) => {}
         Err(e) => diags.push(Diagnostic::error(Code::ReadFailed, bib::FILE, 0..0, format!("cannot read the bibliography: {e}"))),
     }
@@ -68,7 +71,12 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
                     }
                 }
             }
-            Ok(_) => {}
+            Ok(e) => {
+                if let Some(err) = crate::source::special_entry(e.file_type()) {
+                    let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
+                    diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}")));
+                }
+            }
             Err(err) if err.path().is_some_and(|p| p.strip_prefix(&dir).unwrap_or(p).iter().any(skipped)) => {}
             Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, folder, 0..0, format!("cannot read {folder}/: {err}"))),
         }
@@ -103,5 +111,41 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(), [".nojekyll", ".well-known/security.txt", "a.css"]);
         assert_eq!(files.own_templates.iter().map(String::as_str).collect::<Vec<_>>(), ["page.html"]);
+    }
+
+    /// A FIFO (or any entry that is not a file or a folder) in `static/`, `templates/` or
+    /// `essays/` is an error naming it, never skipped; so is a bibliography or a census
+    /// declaration that is not UTF-8 (never read with U+FFFD put in).
+    #[cfg(unix)]
+    #[test]
+    fn fifos_and_text_that_is_not_utf8_are_errors_naming_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        for dir in ["static", "templates", "essays", "censuses"] {
+            std::fs::create_dir_all(d.path().join(dir)).unwrap();
+        }
+        for fifo in ["static/pipe.css", "templates/pipe.html", "essays/pipe.md", "essays/pipe.png"] {
+            let made = std::process::Command::new("mkfifo").arg(d.path().join(fifo)).status().expect("mkfifo");
+            assert!(made.success());
+        }
+        std::fs::write(d.path().join("references.yaml"), b"k:\n  title: caf\xe9\n").unwrap();
+        std::fs::write(d.path().join("censuses/c.yaml"), b"command: [caf\xe9]\n").unwrap();
+        let theme = Theme { templates: &[("base.html", "{{ content }}")], statics: &[] };
+        let (files, mut diags) = load(d.path(), &theme);
+        assert!(files.bibliography.is_none());
+        let (_, essay_diags) = crate::essays::load_dir(d.path(), &d.path().join("essays"));
+        diags.extend(essay_diags);
+        diags.extend(crate::censuses::load(d.path()).diags);
+        let mut found: Vec<(Code, String, bool)> =
+            diags.iter().map(|x| (x.code, x.file.clone(), x.message.contains("FIFO") || x.message.contains("UTF-8"))).collect();
+        found.sort_by(|a, b| a.1.cmp(&b.1));
+        let want = [
+            (Code::NotUtf8, "censuses/c.yaml"),
+            (Code::ReadFailed, "essays/pipe.md"),
+            (Code::ReadFailed, "essays/pipe.png"),
+            (Code::NotUtf8, "references.yaml"),
+            (Code::ReadFailed, "static/pipe.css"),
+            (Code::ReadFailed, "templates/pipe.html"),
+        ];
+        assert_eq!(found, want.map(|(c, f)| (c, f.to_string(), true)), "{diags:#?}");
     }
 }

@@ -48,6 +48,14 @@ impl fmt::Display for SourceError {
     }
 }
 
+/// For a folder entry that is neither a regular file nor a folder (a FIFO, a device, a
+/// socket, after links are followed), the error that names it; `None` for a file or a
+/// folder. Walks of `essays/`, `static/` and `templates/` report such an entry instead
+/// of skipping it.
+pub fn special_entry(t: std::fs::FileType) -> Option<SourceError> {
+    (!t.is_file() && !t.is_dir()).then(|| SourceError::NotRegular { kind: kind_of(t) })
+}
+
 fn kind_of(t: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
