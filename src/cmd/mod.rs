@@ -7,6 +7,7 @@ pub mod check;
 pub mod figures;
 pub mod list;
 pub mod new;
+pub mod outline;
 pub mod run;
 pub mod watch;
 

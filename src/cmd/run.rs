@@ -20,7 +20,8 @@ use crate::console::{err, out};
 const FILE: &str = "command line";
 
 /// Run census `name` with parameters `with` (YAML). With `json`, only the result goes to
-/// stdout; otherwise the result, the cost estimate and the time. Fails (exit 1) on an
+/// stdout, as JSON; otherwise an outline of its paths (see [`super::outline`]), then the
+/// cost estimate and the time on stderr. Fails (exit 1) on an
 /// unknown census, bad parameters, a cost over `budget` (default: the site's), or a run
 /// that fails; each a diagnostic pointing into the block.
 pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>, color: bool) -> Outcome {
@@ -58,7 +59,8 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
             if json {
                 out(&format!("{}\n", serde_json::to_string(&v).unwrap_or_default()));
             } else {
-                out(&format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default()));
+                out(&super::outline::outline(&v));
+                err("(each path as a claim writes it after its census block's id: {{ id.PATH = … }}; `--json` prints the whole result)\n");
                 err(&format!(
                     "{name}: estimated cost {:.1e} steps; ran in {:.3}s\n",
                     prepared.cost as f64,
