@@ -139,7 +139,7 @@ its ties are broken. A position has one matching that reads its value in a share
 [^strip]: The squares are numbered from zero at the end coins move towards.
 "#;
 
-/// The essay's section on a census the site brings with it (README, "Site censuses").
+/// The essay's section on a census the site brings with it (the guide's chapter "Censuses of your own", `docs/guide/essays/site-censuses.md`).
 const SITE_CENSUS_SECTION: &str = r#"
 ## A game of your own
 

@@ -20,7 +20,7 @@
 //! stated "17.0 per cent" or "a third" checks one exact value.
 //!
 //! Adding a census: write `crates/census/src/<game>.rs` with a type implementing [`Census`] and add
-//! one line to [`REGISTRY`] (README, "Adding a built-in census").
+//! one line to [`REGISTRY`] (CONTRIBUTING.md, "Adding a built-in census").
 //!
 //! A site's own censuses (the site crate's `censuses`) are not [`Census`] types: they run as
 //! processes, make their [`Prepared`] calls through [`Prepared::new`], and may stop with a

@@ -17,7 +17,7 @@ macro_rules! codes {
     ($($(#[doc = $doc:literal])* $variant:ident = $name:literal,)*) => {
         /// What kind of problem a diagnostic reports: one variant per kind, named in
         /// kebab-case (`claim-mismatch`) in the rendered diagnostic, the JSON report and
-        /// the README's list of codes, which explains each. A code is stable: the message
+        /// the guide's list of codes (`docs/guide/essays/diagnostics.md`), which explains each. A code is stable: the message
         /// may be reworded, the code is not.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code {
@@ -25,7 +25,7 @@ macro_rules! codes {
         }
 
         impl Code {
-            /// Every code, in the README's order.
+            /// Every code, in the order of the guide's list of codes.
             pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
 
             /// The code's name, as shown and documented: `claim-mismatch`.
@@ -547,18 +547,18 @@ mod tests {
     }
 
     #[test]
-    fn every_code_has_a_distinct_kebab_case_name_documented_in_the_readme() {
-        let readme = include_str!("../../../README.md");
+    fn every_code_has_a_distinct_kebab_case_name_documented_in_the_guide() {
+        let guide = include_str!("../../../docs/guide/essays/diagnostics.md");
         let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
         for n in &names {
             assert!(n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{n}");
-            assert!(readme.contains(&format!("### `{n}`")), "README lacks a section `### `{n}``");
+            assert!(guide.contains(&format!("### `{n}`")), "the guide's diagnostic codes lack a section `### `{n}``");
         }
         names.sort();
         names.dedup();
         assert_eq!(names.len(), Code::ALL.len());
-        let documented = readme.lines().filter(|l| l.starts_with("### `") && l.ends_with('`')).count();
-        assert_eq!(documented, Code::ALL.len(), "README documents a code that does not exist");
+        let documented = guide.lines().filter(|l| l.starts_with("### `") && l.ends_with('`')).count();
+        assert_eq!(documented, Code::ALL.len(), "the guide documents a code that does not exist");
     }
 
     #[test]

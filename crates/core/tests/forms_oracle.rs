@@ -2,7 +2,7 @@
 //!
 //! Each case generates a computed value and a stated text for one form, and judges it
 //! twice: by the checker (`check::forms::parse_stated` then `check`), and by the oracle
-//! below, written plainly over `num-rational` big rationals from README.md's "Stated
+//! below, written plainly over `num-rational` big rationals from the guide's "Stated
 //! forms" table. The oracle shares no code with the checker: it never parses the text (it
 //! knows what it wrote), has its own number words, its own rounding and its own
 //! closest-fraction search (by trying every denominator, which is fine for the small
@@ -67,7 +67,7 @@ fn verdict(b: bool) -> Oracle {
     }
 }
 
-/// README: decimal — the value rounds (half to even) to the k digits written, and a value
+/// Guide: decimal — the value rounds (half to even) to the k digits written, and a value
 /// strictly between 0 and 1 is never written as 0 or 1.
 fn oracle_decimal(v: &R, digits: &BigInt, k: u32, whole: i128) -> Oracle {
     let scale = R::from_integer(num_traits::pow(BigInt::from(10), k as usize));
@@ -77,7 +77,7 @@ fn oracle_decimal(v: &R, digits: &BigInt, k: u32, whole: i128) -> Oracle {
     verdict(&rounded == digits && !extreme)
 }
 
-/// README: one in N — 1/value rounded at N's precision (its last non-zero digit, at least
+/// Guide: one in N — 1/value rounded at N's precision (its last non-zero digit, at least
 /// two significant figures) is N, and 1/N is within 5 % of the value.
 fn oracle_one_in(v: &R, n: i128) -> Oracle {
     if !v.is_positive() {
@@ -94,7 +94,7 @@ fn oracle_one_in(v: &R, n: i128) -> Oracle {
     verdict(read == BigInt::from(n) && near && !extreme)
 }
 
-/// README: ratio words p/q — no fraction with denominator ≤ q is strictly closer to the
+/// Guide: ratio words p/q — no fraction with denominator ≤ q is strictly closer to the
 /// value, p/q is within 5 % of it, and a value strictly between 0 and 1 is not 0 or 1.
 fn oracle_ratio(v: &R, p: i128, q: i128) -> Oracle {
     let stated = r(p, q);
@@ -150,7 +150,7 @@ fn word(n: i128) -> String {
     }
 }
 
-/// The ordinal words the README lists, singular and plural.
+/// The ordinal words the guide lists, singular and plural.
 fn ordinal(q: i128) -> Option<(&'static str, &'static str)> {
     Some(match q {
         2 => ("half", "halves"),
@@ -336,9 +336,9 @@ proptest! {
     }
 }
 
-/// The examples README.md's table gives, judged by the oracle and the checker alike.
+/// The examples the guide's table gives, judged by the oracle and the checker alike.
 #[test]
-fn the_readme_examples() {
+fn the_guide_examples() {
     let s = |n: i128, d: i128| json!({"num": n, "den": d});
     let cases = [
         ("one in twelve", s(42, 1000), oracle_one_in(&r(42, 1000), 12), Oracle::Fail),
@@ -356,12 +356,13 @@ fn the_readme_examples() {
     }
 }
 
-/// README.md's table of values that pass and fail, judged by the checker: the README
+/// The guide's table of values that pass and fail (`docs/guide/essays/claims.md`), judged
+/// by the checker: the guide
 /// states the rules truly.
 #[test]
-fn the_readme_table_of_values_is_true() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let table = readme.split("Values that pass and fail").nth(1).expect("README.md has the table of values");
+fn the_guide_table_of_values_is_true() {
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/guide/essays/claims.md")).unwrap();
+    let table = guide.split("Values that pass and fail").nth(1).expect("the guide's claims.md has the table of values");
     let mut rows = 0;
     for line in table.lines().skip_while(|l| !l.starts_with('|')).take_while(|l| l.starts_with('|')).skip(2) {
         let cells: Vec<&str> = line.split('|').map(|c| c.trim().trim_matches('`')).collect();
@@ -383,8 +384,8 @@ fn the_readme_table_of_values_is_true() {
                 Verdict::WrongShape(_) => "wrong shape",
             },
         };
-        assert_eq!(got, expect, "README: {form} `{stated}` against {computed}");
+        assert_eq!(got, expect, "guide: {form} `{stated}` against {computed}");
         rows += 1;
     }
-    assert!(rows >= 50, "only {rows} rows read from README.md's table");
+    assert!(rows >= 50, "only {rows} rows read from the guide's table");
 }

@@ -10,7 +10,7 @@
 //! hash (edited by hand, damaged on disk) is [`Lookup::Bad`]: the caller recomputes it,
 //! replaces it, and reports it. The hash guards against damage and hand edits, not
 //! against someone who can write the cache and recompute the hash; the publishing workflow
-//! therefore recomputes every census on pushes to `main` (README, "Results cache").
+//! therefore recomputes every census on pushes to `main` (the guide's "Checking in CI", `docs/guide/essays/ci.md`, "The results cache").
 
 use std::path::{Path, PathBuf};
 

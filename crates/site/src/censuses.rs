@@ -12,7 +12,7 @@
 //!   heaps: { type: int, min: 1, max: 10000, default: 40, doc: heap sizes 0..heaps }
 //! ```
 //!
-//! The protocol (README, "Site censuses"): the canonical parameters go to the process as
+//! The protocol (the guide's "Censuses of your own", `docs/guide/essays/site-censuses.md`): the canonical parameters go to the process as
 //! one JSON object on standard input; it answers with one JSON value on standard output;
 //! lines `progress: DONE/TOTAL` on standard error feed the progress bar, and the other
 //! lines of standard error are shown, the last of them, when it fails. A non-zero exit,
@@ -455,7 +455,7 @@ fn command_line(c: &SiteCensus) -> String {
 
 /// End the process and everything it started. On unix the process leads its own process
 /// group, and the whole group is sent SIGKILL; elsewhere only the process itself is ended
-/// (README, "Site censuses": cancelling on Windows).
+/// (the guide's "Censuses of your own": cancelling on Windows).
 fn end(child: &mut Child) {
     #[cfg(unix)]
     {

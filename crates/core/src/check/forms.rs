@@ -15,7 +15,7 @@
 //! | truth | `true`, `false` | equal |
 //!
 //! A stated number has at most [`MAX_DIGITS`] digits; a longer one is refused, never
-//! truncated. The ratio rules are in [`super::ratio`]; README.md's "Stated forms" table
+//! truncated. The ratio rules are in [`super::ratio`]; the guide's "Stated forms" table (`docs/guide/essays/claims.md`)
 //! gives values that pass and fail.
 
 use num_bigint::BigInt;

@@ -1,6 +1,6 @@
 //! Ratio words: "a third", "two thirds", "half", "two in five", "one in seven".
 //!
-//! The rule, as README.md's "Stated forms" table states it:
+//! The rule, as the "Stated forms" table of the guide's "Writing claims" (`docs/guide/essays/claims.md`) states it:
 //!
 //! - **one in N** (`one in seven`, `1 in 250`): 1/value, rounded half to even at the
 //!   precision N is written with, is N; and the value is within 5 % of 1/N. N's precision

@@ -118,7 +118,7 @@ pub fn slug_of(path: &FsPath) -> String {
 
 /// True for a hidden file or folder name (it starts with `.`). Everything below a site
 /// folder with a hidden name on its way is skipped by the loader and ignored by watch mode
-/// (but see [`skipped_name`] for `static/`): one rule for both (README, "Which files are read").
+/// (but see [`skipped_name`] for `static/`): one rule for both (the guide's "The files of a site", `docs/guide/essays/site-files.md`, "Which files are read").
 pub fn hidden_name(name: &str) -> bool {
     name.starts_with('.')
 }
