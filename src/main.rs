@@ -225,12 +225,8 @@ fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
     }
 }
 
-/// `--base-url`: an absolute http(s) URL with a host, kept as written (a trailing `/` is
-/// dropped where the configuration's is).
+/// `--base-url`: checked as `countersign.yaml`'s `base_url` is
+/// ([`countersign_core::config::base_url`]).
 fn parse_base_url(s: &str) -> Result<String, String> {
-    let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
-    match rest {
-        Some(r) if !r.is_empty() && !r.starts_with('/') && !s.chars().any(char::is_whitespace) => Ok(s.to_string()),
-        _ => Err(format!("`{s}` is not an http or https URL with a host, e.g. https://example.org/essays")),
-    }
+    countersign_core::config::base_url(s)
 }

@@ -180,7 +180,18 @@ impl Config {
         }
         match crate::yaml::from_str::<Config>(text) {
             Ok(mut c) => {
-                c.base_url = c.base_url.trim_end_matches('/').to_string();
+                if !c.base_url.is_empty() {
+                    match base_url(&c.base_url) {
+                        Ok(u) => c.base_url = u,
+                        Err(why) => {
+                            let at = key_at(text, "base_url", 0).unwrap_or(0);
+                            return Err(Box::new(
+                                Diagnostic::error(Code::BadConfig, FILE, at..at + "base_url".len(), format!("base_url: {why}"))
+                                    .with_hint("write the address the site is served from, e.g. base_url: https://example.org/essays"),
+                            ));
+                        }
+                    }
+                }
                 c.spans = Spans::locate(text, &c);
                 Ok(c)
             }
@@ -202,5 +213,77 @@ impl Config {
                 ))
             }
         }
+    }
+}
+
+/// Check a `base_url` (from `countersign.yaml` or `build --base-url`) and return it with
+/// any trailing `/` removed: an `http` or `https` URL (the scheme in any case) with a
+/// host, no query or fragment (pages' addresses are made by appending paths to it), and
+/// no character that cannot stand in an XML document or a URL as written (space, control
+/// characters, noncharacters). Errors: a sentence saying what is wrong.
+pub fn base_url(url: &str) -> Result<String, String> {
+    let lower = url.get(..8).map(str::to_ascii_lowercase).unwrap_or_default();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return Err(format!("`{}` is not an http or https URL with a host, e.g. https://example.org/essays", url.escape_debug()));
+    };
+    let unusable = |c: char| c.is_whitespace() || c.is_control() || matches!(c as u32, 0xFDD0..=0xFDEF) || (c as u32 & 0xFFFE) == 0xFFFE;
+    if let Some(c) = url.chars().find(|&c| unusable(c)) {
+        return Err(format!("`{}` holds {:?}, which a URL cannot hold as written", url.escape_debug(), c));
+    }
+    if let Some(c) = url.chars().find(|&c| c == '?' || c == '#') {
+        return Err(format!(
+            "`{url}` has a {}; a base URL is a folder that pages' paths are appended to",
+            if c == '?' { "query" } else { "fragment" }
+        ));
+    }
+    let host = rest.split('/').next().unwrap_or("");
+    if host.is_empty() || host.starts_with(':') {
+        return Err(format!("`{url}` is not an http or https URL with a host, e.g. https://example.org/essays"));
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+#[cfg(test)]
+mod base_url_tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_http_with_a_host_and_nothing_a_page_address_cannot_extend() {
+        for (url, want) in [
+            ("https://example.org/essays/", "https://example.org/essays"),
+            ("HTTP://E.ORG", "HTTP://E.ORG"),
+            ("https://e.org:8080/a%20b", "https://e.org:8080/a%20b"),
+            ("https://été.example/ü", "https://été.example/ü"),
+        ] {
+            assert_eq!(base_url(url).as_deref(), Ok(want), "{url}");
+        }
+        for url in [
+            "example.org",
+            "https://",
+            "https:///x",
+            "ftp://x.org",
+            "javascript:alert(1)",
+            "https://e.org/\u{1}",
+            "https://e.org/\u{FFFE}",
+            "https://e.org/\u{FDD0}",
+            "https://e.org/a b",
+            "https://e.org/a?q=1",
+            "https://e.org/#top",
+            "https://:80/",
+        ] {
+            assert!(base_url(url).is_err(), "{url:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn a_base_url_in_the_configuration_is_checked_at_its_key() {
+        let e = Config::parse("title: T\nbase_url: javascript:alert(1)\n").unwrap_err();
+        assert_eq!(e.code, Code::BadConfig);
+        assert_eq!(e.span, 9..17);
+        assert_eq!(Config::parse("base_url: https://e.org/x/\n").unwrap().base_url, "https://e.org/x");
     }
 }
