@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, LinkType, Parser, Tag, TagEnd};
 
 use crate::diag::{Code, Diagnostic};
 
@@ -17,19 +17,27 @@ pub fn undefined_references(file: &str, body: &str, offset: usize) -> Vec<Diagno
     // Runs of adjacent text events: the parser may split `[^x]` into `[`, `^x`, `]`.
     let mut run: Vec<(String, Range<usize>)> = Vec::new();
     let mut in_code = false;
+    let mut in_autolink = false;
     for (event, range) in Parser::new_ext(body, super::scan::markdown_options()).into_offset_iter() {
         match event {
-            Event::Text(t) if !in_code => {
+            Event::Text(t) if !in_code && !in_autolink => {
                 run.push((t.into_string(), range));
                 continue;
             }
             Event::Start(Tag::CodeBlock(_)) => in_code = true,
             Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Start(Tag::Link { link_type: LinkType::Autolink | LinkType::Email, .. }) => in_autolink = true,
+            Event::End(TagEnd::Link) => in_autolink = false,
             _ => {}
         }
         scan_run(&std::mem::take(&mut run), &mut found);
     }
     scan_run(&run, &mut found);
+    // Only what the source writes as it stands: `\[^a]` and `[^a\]` are escaped text.
+    found.retain(|(label, span)| {
+        let backslashes = body[..span.start].bytes().rev().take_while(|&b| b == b'\\').count();
+        backslashes % 2 == 0 && body.get(span.clone()) == Some(format!("[^{label}]").as_str())
+    });
     found
         .into_iter()
         .map(|(label, span)| {
@@ -91,6 +99,7 @@ mod tests {
         assert!(spans("A[^n] and [^N].\n\n[^n]: note\n").is_empty(), "labels match ignoring case");
         assert!(spans("`[^x]` and\n\n```\n[^y]\n```\n\n2^10 and [a]^b\n").is_empty());
         assert!(spans("[^ spaced] and [^]\n").is_empty(), "not a footnote label");
+        assert!(spans("\\[^a] and [^b\\] and <https://e.org/[^g]>\n\n[^a]: note\n").is_empty(), "escaped, or in an autolink");
     }
 
     #[test]
