@@ -673,7 +673,7 @@ pub struct Certificate {
 }
 
 /// L = lcm(2^k, `lower_periods`…) with 2^k the least power of two above `a`; `None` if it
-/// overflows a u64. O(a log).
+/// overflows a u64 or some period is 0 (a period is at least 1). O(a log).
 pub fn phase_modulus(a: u32, lower_periods: impl IntoIterator<Item = u64>) -> Option<u64> {
     let pow = 1u64.checked_shl(u64::BITS - (a as u64).leading_zeros())?;
     lower_periods.into_iter().try_fold(pow, lcm)
@@ -687,7 +687,12 @@ fn gcd(x: u64, y: u64) -> u64 {
     }
 }
 
+/// The least common multiple of two positive numbers; `None` if either is 0 or it
+/// overflows a u64.
 fn lcm(x: u64, y: u64) -> Option<u64> {
+    if x == 0 || y == 0 {
+        return None;
+    }
     (x / gcd(x, y)).checked_mul(y)
 }
 
@@ -716,62 +721,74 @@ impl Certificate {
     /// slice 0 first; `a` laws) and a candidate eventual period and start (read from the
     /// data, e.g. by [`Periodicity::longest_tail`]): the state is compared at
     /// b₁ = max(b₀, start + 2a + 2) and b₁ + lcm(period, L). `None` when `lower` is not
-    /// complete, the range is too short, or the states differ. O(a + log).
+    /// complete, the range is too short (or b₁ would overflow a u64), or the states differ.
+    /// O(a + log).
     pub fn find(s: &Slices, a: u32, lower: &[Law], period: u64, start: u64) -> Option<Certificate> {
         if lower.len() != a as usize || period == 0 {
             return None;
         }
         let modulus = phase_modulus(a, lower.iter().map(|l| l.period))?;
-        let settled_below = lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max);
+        let settled_below = settled_below(a, lower);
         let repeat = lcm(period, modulus)?;
-        let from = settled_below.max(start + 2 * a as u64 + 2);
+        let from = settled_below.max(start.checked_add(2 * u64::from(a) + 2)?);
         let c = Certificate { slice: a, from, repeat, modulus, settled_below };
         c.holds(s, lower).then_some(c)
     }
 
     /// True when the certificate's premises hold in `s` with the lower slices' proved laws
     /// `lower` (slices 0..a): the modulus and b₀ are the ones `lower` gives, b₁ ≥ b₀,
-    /// L | q, b₁ + q ≤ N + 1, and the windows at b₁ and b₁ + q agree. O(a + log).
+    /// L | q, b₁ + q ≤ N + 1 (computed without overflow: a sum past `u64::MAX` is refused,
+    /// never wrapped), and the windows at b₁ and b₁ + q agree. O(a + log).
     pub fn holds(&self, s: &Slices, lower: &[Law]) -> bool {
         let a = self.slice;
+        let Some(to) = self.from.checked_add(self.repeat) else {
+            return false;
+        };
         lower.len() == a as usize
             && phase_modulus(a, lower.iter().map(|l| l.period)) == Some(self.modulus)
-            && lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max) == self.settled_below
+            && settled_below(a, lower) == self.settled_below
             && self.from >= self.settled_below
             && self.repeat > 0
             && self.repeat.is_multiple_of(self.modulus)
-            && self.from + self.repeat <= s.max_heap() as u64 + 1
-            && slice_window(s, a, self.from).is_some_and(|w| slice_window(s, a, self.from + self.repeat) == Some(w))
+            && to <= u64::from(s.max_heap()) + 1
+            && slice_window(s, a, self.from).is_some_and(|w| slice_window(s, a, to) == Some(w))
     }
 
     /// The law the certificate proves: the least period (a divisor of q, read off the one
     /// repetition d(b₁..b₁ + q) by its Z-function) and the earliest start (walking back
-    /// from b₁ while the period holds). Call only on a certificate that
-    /// [`holds`](Self::holds) in `s`. O(q + b₁).
-    pub fn law(&self, s: &Slices) -> Law {
+    /// from b₁ while the period holds). It is a proved law only when the certificate
+    /// [`holds`](Self::holds) in `s`; `None` when q is 0 or b₁ + q is past the range of
+    /// `s` (as it is for no certificate that holds). O(q + b₁).
+    pub fn law(&self, s: &Slices) -> Option<Law> {
         let a = self.slice;
-        let d = |b: u64| s.partner(a, b as u32).expect("within the range") as i64 - b as i64;
-        let one: Vec<i64> = (self.from..self.from + self.repeat).map(d).collect();
+        let end = self.from.checked_add(self.repeat).filter(|&e| self.repeat > 0 && e <= u64::from(s.max_heap()) + 1)?;
+        let d = |b: u64| s.partner(a, u32::try_from(b).ok()?).map(|c| i64::from(c) - b as i64);
+        let one: Vec<i64> = (self.from..end).map(d).collect::<Option<_>>()?;
         let z = z_function(&one);
-        let q = self.repeat as usize;
+        let q = one.len();
         let period = (1..q).find(|&p| q.is_multiple_of(p) && z[p] == q - p).unwrap_or(q) as u64;
         let mut start = self.from;
-        while start > a as u64 && d(start - 1) == d(start - 1 + period) {
+        while start > u64::from(a) && d(start - 1) == d(start - 1 + period) {
             start -= 1;
         }
-        Law { period, start }
+        Some(Law { period, start })
     }
+}
+
+/// b₀ = max(a, 1, starts of the lower slices' laws): the middle heap from which every
+/// slice below `a` is periodic and a ⊕ b is excluded (b ≥ 1). O(a).
+fn settled_below(a: u32, lower: &[Law]) -> u64 {
+    lower.iter().map(|l| l.start).fold(u64::from(a.max(1)), u64::max)
 }
 
 impl Law {
     /// The offset P(a, b) − b the law predicts for any b ≥ `start`, read from one period
-    /// of `s` (which must hold middle heaps start..start + period of slice `a`).
+    /// of `s` (which must hold middle heaps start..start + period of slice `a`). `None`
+    /// when b < start, the period is 0 or that middle heap is past `s`.
     pub fn predict(&self, s: &Slices, a: u32, b: u64) -> Option<i64> {
-        if b < self.start {
-            return None;
-        }
-        let at = self.start + (b - self.start) % self.period;
-        s.partner(a, u32::try_from(at).ok()?).map(|c| c as i64 - at as i64)
+        let phase = b.checked_sub(self.start)?.checked_rem(self.period)?;
+        let at = self.start.checked_add(phase)?;
+        s.partner(a, u32::try_from(at).ok()?).map(|c| i64::from(c) - at as i64)
     }
 }
 
@@ -788,7 +805,7 @@ pub fn certify_slices(s: &Slices, candidates: &[Option<(u64, u64)>]) -> Vec<Opti
         } else {
             None
         };
-        let got = got.map(|c| (c, c.law(s)));
+        let got = got.and_then(|c| Some((c, c.law(s)?)));
         if let Some((_, law)) = got {
             laws.push(law);
         }
@@ -1121,6 +1138,31 @@ mod tests {
         let proved = proved_laws(&short);
         assert!(proved[..11].iter().all(|p| p.is_some()));
         assert!(proved[11..].iter().all(|p| p.is_none()));
+    }
+
+    #[test]
+    fn a_certificate_whose_end_overflows_a_u64_is_refused() {
+        // Slice 9 has period 10; its modulus is 16. A repeat of 2^64 − 80 is a multiple of
+        // 16 but not of 10, and b₁ + q = 200 + 2^64 − 80 wraps to 120, whose window equals
+        // the one at 200 (80 is a period). The end must be refused, not wrapped.
+        let s = Slices::compute(9, 400, |_, _| true).unwrap();
+        let laws: Vec<Law> = proved_laws(&s).iter().map(|p| p.expect("slices 0..=9 settle by 400").1).collect();
+        assert_eq!(laws[9].period, 10);
+        let repeat = u64::MAX - 79;
+        let cert = Certificate { slice: 9, from: 200, repeat, modulus: 16, settled_below: settled_below(9, &laws[..9]) };
+        assert_eq!(phase_modulus(9, laws[..9].iter().map(|l| l.period)), Some(16));
+        assert!(repeat.is_multiple_of(16) && !repeat.is_multiple_of(10) && cert.from >= cert.settled_below);
+        assert_eq!(slice_window(&s, 9, 200), slice_window(&s, 9, 200u64.wrapping_add(repeat)), "the wrapped end's window");
+        assert!(!cert.holds(&s, &laws[..9]), "b₁ + q past u64::MAX");
+        assert_eq!(cert.law(&s), None, "no law from an end past u64::MAX");
+        // A candidate start whose b₁ = start + 2a + 2 overflows gives no certificate.
+        assert_eq!(Certificate::find(&s, 9, &laws[..9], 10, u64::MAX - 5), None);
+        // A period of 0 is no law: no modulus, no prediction (and no division by zero).
+        assert_eq!(phase_modulus(3, [0, 0]), None);
+        assert_eq!(phase_modulus(3, [2, 0]), None);
+        let none = [Law { period: 0, start: 1 }; 9];
+        assert!(!Certificate { modulus: 0, ..cert }.holds(&s, &none));
+        assert_eq!(Law { period: 0, start: 9 }.predict(&s, 9, 30), None);
     }
 
     #[test]
