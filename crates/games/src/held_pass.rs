@@ -1165,6 +1165,136 @@ mod tests {
         assert_eq!(Law { period: 0, start: 9 }.predict(&s, 9, 30), None);
     }
 
+    /// The lost positions (token present) of three-heap Nim with a held pass whose
+    /// smallest heap is at most `a_max` and whose heaps are all at most `m`, by the plain
+    /// game-tree search on the definition: a position is lost exactly when no option is
+    /// lost. The options are every reduction of one heap and, unless every heap is empty,
+    /// the pass, which leaves Nim without the token, lost exactly when its nim-sum is 0
+    /// (Bouton; `positions_without_token_are_nim` checks it). Sorted triples are settled
+    /// in increasing (largest, middle, smallest) order, in which every option (sorted) comes
+    /// first, and its smallest heap is at most the position's. No mex, partner, bound or
+    /// slice enters: independent of [`Slices`], [`PartnerTable`] and the certificates.
+    /// Cost O(a_max · m³) lookups.
+    struct GameTree {
+        m: usize,
+        lost: Vec<bool>,
+    }
+
+    impl GameTree {
+        fn new(a_max: usize, m: usize) -> GameTree {
+            let w = m + 1;
+            let mut t = GameTree { m, lost: vec![false; (a_max + 1) * w * w] };
+            for z in 0..=m {
+                for y in 0..=z {
+                    for x in 0..=y.min(a_max) {
+                        let pass_wins = z > 0 && x ^ y ^ z == 0;
+                        let lost = !pass_wins
+                            && !(0..x).any(|v| t.is_lost([v, y, z]))
+                            && !(0..y).any(|v| t.is_lost([x, v, z]))
+                            && !(0..z).any(|v| t.is_lost([x, y, v]));
+                        t.lost[(x * w + y) * w + z] = lost;
+                    }
+                }
+            }
+            t
+        }
+
+        fn is_lost(&self, mut h: [usize; 3]) -> bool {
+            h.sort_unstable();
+            let w = self.m + 1;
+            self.lost[(h[0] * w + h[1]) * w + h[2]]
+        }
+
+        /// The offsets P(a, b) − b of slice a for b = a..=`last`, P(a, b) being the one
+        /// heap z ≤ m with (a, b, z) lost (asserted unique and present).
+        fn offsets(&self, a: usize, last: usize) -> Vec<i64> {
+            (a..=last)
+                .map(|b| {
+                    let zs: Vec<usize> = (0..=self.m).filter(|&z| self.is_lost([a, b, z])).collect();
+                    assert_eq!(zs.len(), 1, "({a}, {b}, z) lost for z in {zs:?}, z ≤ {}", self.m);
+                    zs[0] as i64 - b as i64
+                })
+                .collect()
+        }
+    }
+
+    /// The law of a sequence d(a), d(a + 1), … (given as `d`, indexed from middle heap `a`)
+    /// by direct comparison: the least period p whose longest periodic tail starts in the
+    /// first half of the data and covers at least three periods, with that tail's start.
+    fn law_of_data(a: u64, d: &[i64]) -> Law {
+        let n = d.len();
+        (1..=n / 3)
+            .find_map(|p| {
+                let mut s = n - p;
+                while s > 0 && d[s - 1] == d[s - 1 + p] {
+                    s -= 1;
+                }
+                (s <= n / 2 && n - s >= 3 * p).then_some(Law { period: p as u64, start: a + s as u64 })
+            })
+            .expect("every small slice shows its period in the data")
+    }
+
+    /// The true laws of slices 0..=`a_max`, read off the game tree with heaps to `m` (slice
+    /// a's offsets to middle heap m − a − 1, whose partners are at most m).
+    fn game_tree_laws(a_max: u32, m: usize) -> Vec<Law> {
+        let t = GameTree::new(a_max as usize, m);
+        (0..=a_max as usize).map(|a| law_of_data(a as u64, &t.offsets(a, m - a - 1))).collect()
+    }
+
+    #[test]
+    fn certified_laws_are_the_game_trees_laws() {
+        // Slices 0..=9 certified on middle heaps to 400 against their laws read off the
+        // game tree with heaps to 500.
+        let s = Slices::compute(9, 400, |_, _| true).unwrap();
+        let certified: Vec<Option<Law>> = proved_laws(&s).iter().map(|p| p.map(|(_, l)| l)).collect();
+        let truth: Vec<Option<Law>> = game_tree_laws(9, 500).into_iter().map(Some).collect();
+        assert_eq!(certified, truth);
+    }
+
+    #[test]
+    fn every_certificate_the_checker_accepts_is_a_true_law() {
+        // Every certificate of slices 0..=A on middle heaps to N (every b₁ ≤ N + 1, every
+        // q with b₁ + q ≤ N + 1), the lower slices' true laws as premises, the derived
+        // fields (L, b₀) set as the checker demands them so that every certificate it can
+        // accept is tried. An accepted certificate claims d(b + q) = d(b) for every
+        // b ≥ b₁; with the true law (p, s) of the slice, read off the game tree, that is
+        // true exactly when p | q and b₁ ≥ s (the least eventual period divides every
+        // eventual period, and q cannot start before s: d(s − 1 + q) = d(s − 1 + p)).
+        const A: u32 = 9;
+        const N: u32 = 160;
+        let truth = game_tree_laws(A, 400);
+        let tree = GameTree::new(A as usize, N as usize + A as usize + 1);
+        let s = Slices::compute(A, N, |_, _| true).unwrap();
+        for a in 0..=A {
+            assert_eq!(s.offsets(a), tree.offsets(a as usize, N as usize), "slice {a}: the slices' partners are the game tree's");
+        }
+        let (mut accepted, mut false_laws) = (0u64, Vec::new());
+        for a in 0..=A {
+            let lower = &truth[..a as usize];
+            let Some(modulus) = phase_modulus(a, lower.iter().map(|l| l.period)) else { continue };
+            let settled_below = settled_below(a, lower);
+            let law = truth[a as usize];
+            for from in 0..=u64::from(N) + 1 {
+                for repeat in 1..=u64::from(N) + 1 - from {
+                    let c = Certificate { slice: a, from, repeat, modulus, settled_below };
+                    if c.holds(&s, lower) {
+                        accepted += 1;
+                        if !(repeat.is_multiple_of(law.period) && from >= law.start) {
+                            false_laws.push((a, from, repeat));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 0, "the search accepts some certificate");
+        assert!(
+            false_laws.is_empty(),
+            "{} false laws accepted (slice, b₁, q), e.g. {:?}",
+            false_laws.len(),
+            &false_laws[..false_laws.len().min(5)]
+        );
+    }
+
     #[test]
     fn phase_modulus_is_the_lcm_with_a_power_of_two_above_a() {
         assert_eq!(phase_modulus(0, []), Some(1));
