@@ -1155,6 +1155,8 @@ mod tests {
         assert_eq!(slice_window(&s, 9, 200), slice_window(&s, 9, 200u64.wrapping_add(repeat)), "the wrapped end's window");
         assert!(!cert.holds(&s, &laws[..9]), "b₁ + q past u64::MAX");
         assert_eq!(cert.law(&s), None, "no law from an end past u64::MAX");
+        assert_eq!(Certificate { repeat: 0, ..cert }.law(&s), None, "no law from a repeat of 0");
+        assert_eq!(Certificate { repeat: 202, ..cert }.law(&s), None, "no law from an end past the range");
         // A candidate start whose b₁ = start + 2a + 2 overflows gives no certificate.
         assert_eq!(Certificate::find(&s, 9, &laws[..9], 10, u64::MAX - 5), None);
         // A period of 0 is no law: no modulus, no prediction (and no division by zero).
@@ -1244,55 +1246,159 @@ mod tests {
     #[test]
     fn certified_laws_are_the_game_trees_laws() {
         // Slices 0..=9 certified on middle heaps to 400 against their laws read off the
-        // game tree with heaps to 500.
+        // game tree with heaps to 400.
         let s = Slices::compute(9, 400, |_, _| true).unwrap();
         let certified: Vec<Option<Law>> = proved_laws(&s).iter().map(|p| p.map(|(_, l)| l)).collect();
-        let truth: Vec<Option<Law>> = game_tree_laws(9, 500).into_iter().map(Some).collect();
+        let truth: Vec<Option<Law>> = true_laws().iter().copied().map(Some).collect();
         assert_eq!(certified, truth);
+    }
+
+    /// The search range: slices 0..=SEARCH_A on middle heaps to SEARCH_N.
+    const SEARCH_A: u32 = 9;
+    const SEARCH_N: u32 = 160;
+
+    /// The true laws of slices 0..=SEARCH_A (from the game tree with heaps to 400) and
+    /// the slices to SEARCH_N, checked entry by entry against the game tree.
+    fn search_setup() -> (Vec<Law>, Slices) {
+        let (a_max, n) = (SEARCH_A as usize, SEARCH_N as usize);
+        let tree = GameTree::new(a_max, n + a_max + 1);
+        let s = Slices::compute(SEARCH_A, SEARCH_N, |_, _| true).unwrap();
+        for a in 0..=a_max {
+            assert_eq!(s.offsets(a as u32), tree.offsets(a, n), "slice {a}: the slices' partners are the game tree's");
+        }
+        (true_laws().to_vec(), s)
+    }
+
+    /// The true laws of slices 0..=SEARCH_A, read off the game tree with heaps to 400
+    /// (computed once for all the tests).
+    fn true_laws() -> &'static [Law] {
+        static LAWS: std::sync::OnceLock<Vec<Law>> = std::sync::OnceLock::new();
+        LAWS.get_or_init(|| game_tree_laws(SEARCH_A, 400))
+    }
+
+    /// L and b₀ of slice a computed plainly from the lower laws: 2^k by doubling until it
+    /// exceeds a, the lcm by stepping through multiples, b₀ = max(a, 1, starts).
+    fn plain_modulus_and_settled(a: u32, lower: &[Law]) -> (u64, u64) {
+        let mut pow = 1u64;
+        while pow <= u64::from(a) {
+            pow *= 2;
+        }
+        let modulus = lower.iter().fold(pow, |l, law| (1..).map(|k| k * l).find(|m| m % law.period == 0).unwrap());
+        let settled = lower.iter().map(|l| l.start).chain([u64::from(a), 1]).max().unwrap();
+        (modulus, settled)
+    }
+
+    #[test]
+    fn slice_window_is_the_used_values_around_b() {
+        // W_b of slice a by its definition from the game tree: bit i set when the value
+        // b − a − 1 + i (i < 2a + 2) is P(a, b′) for some b′ < b.
+        let (a_max, n) = (SEARCH_A as usize, SEARCH_N as usize);
+        let tree = GameTree::new(a_max, n + a_max + 1);
+        let s = Slices::compute(SEARCH_A, SEARCH_N, |_, _| true).unwrap();
+        for a in 0..=a_max {
+            let partners: Vec<usize> = (0..=n).map(|bp| (0..=tree.m).find(|&z| tree.is_lost([a, bp, z])).unwrap()).collect();
+            let width = 2 * a + 2;
+            for b in 0..=n + 1 {
+                let mut want = vec![0u64; width.div_ceil(64)];
+                for i in 0..width {
+                    if (b + i).checked_sub(a + 1).is_some_and(|v| partners[..b].contains(&v)) {
+                        want[i / 64] |= 1 << (i % 64);
+                    }
+                }
+                assert_eq!(slice_window(&s, a as u32, b as u64), Some(want), "slice {a}, middle heap {b}");
+            }
+        }
+        assert_eq!(slice_window(&s, SEARCH_A + 1, u64::from(SEARCH_A) + 1), None, "a slice past A");
+        assert_eq!(slice_window(&s, 0, u64::from(SEARCH_N) + 2), None, "a middle heap past N + 1");
     }
 
     #[test]
     fn every_certificate_the_checker_accepts_is_a_true_law() {
         // Every certificate of slices 0..=A on middle heaps to N (every b₁ ≤ N + 1, every
-        // q with b₁ + q ≤ N + 1), the lower slices' true laws as premises, the derived
+        // q ≥ 0 with b₁ + q ≤ N + 1), the lower slices' true laws as premises, the derived
         // fields (L, b₀) set as the checker demands them so that every certificate it can
         // accept is tried. An accepted certificate claims d(b + q) = d(b) for every
         // b ≥ b₁; with the true law (p, s) of the slice, read off the game tree, that is
-        // true exactly when p | q and b₁ ≥ s (the least eventual period divides every
-        // eventual period, and q cannot start before s: d(s − 1 + q) = d(s − 1 + p)).
-        const A: u32 = 9;
-        const N: u32 = 160;
-        let truth = game_tree_laws(A, 400);
-        let tree = GameTree::new(A as usize, N as usize + A as usize + 1);
-        let s = Slices::compute(A, N, |_, _| true).unwrap();
-        for a in 0..=A {
-            assert_eq!(s.offsets(a), tree.offsets(a as usize, N as usize), "slice {a}: the slices' partners are the game tree's");
-        }
-        let (mut accepted, mut false_laws) = (0u64, Vec::new());
-        for a in 0..=A {
+        // true exactly when q > 0, p | q and b₁ ≥ s (the least eventual period divides
+        // every eventual period, and q cannot start before s: d(s − 1 + q) = d(s − 1 + p)).
+        // Each accepted certificate's law is then the true law (p, s). Conversely, every
+        // certificate with the plain L and b₀, L | q, p | q, b₁ ≥ max(b₀, s + 2a + 2) (the
+        // window at b₁ reads middle heaps from b₁ − 2a − 2, all past s) and b₁ + q ≤ N + 1
+        // is a repeated state and must be accepted.
+        let (truth, s) = search_setup();
+        let n1 = u64::from(SEARCH_N) + 1;
+        let (mut accepted, mut false_laws, mut wrong_laws, mut refused) = (0u64, Vec::new(), Vec::new(), Vec::new());
+        for a in 0..=SEARCH_A {
             let lower = &truth[..a as usize];
-            let Some(modulus) = phase_modulus(a, lower.iter().map(|l| l.period)) else { continue };
-            let settled_below = settled_below(a, lower);
             let law = truth[a as usize];
-            for from in 0..=u64::from(N) + 1 {
-                for repeat in 1..=u64::from(N) + 1 - from {
-                    let c = Certificate { slice: a, from, repeat, modulus, settled_below };
-                    if c.holds(&s, lower) {
-                        accepted += 1;
-                        if !(repeat.is_multiple_of(law.period) && from >= law.start) {
-                            false_laws.push((a, from, repeat));
+            let (plain_l, plain_b0) = plain_modulus_and_settled(a, lower);
+            let asked = phase_modulus(a, lower.iter().map(|l| l.period)).map(|m| (m, settled_below(a, lower)));
+            for from in 0..=n1 {
+                for repeat in 0..=n1 - from {
+                    let true_law = repeat > 0 && repeat.is_multiple_of(law.period) && from >= law.start;
+                    if let Some((modulus, settled_below)) = asked {
+                        let c = Certificate { slice: a, from, repeat, modulus, settled_below };
+                        if c.holds(&s, lower) {
+                            accepted += 1;
+                            if !true_law {
+                                false_laws.push((a, from, repeat));
+                            } else if c.law(&s) != Some(law) {
+                                wrong_laws.push((a, from, repeat, c.law(&s)));
+                            }
                         }
+                    }
+                    let c = Certificate { slice: a, from, repeat, modulus: plain_l, settled_below: plain_b0 };
+                    let repeated = true_law && repeat.is_multiple_of(plain_l) && from >= plain_b0.max(law.start + 2 * u64::from(a) + 2);
+                    if repeated && !c.holds(&s, lower) {
+                        refused.push((a, from, repeat));
                     }
                 }
             }
         }
         assert!(accepted > 0, "the search accepts some certificate");
+        let some = |v: &[(u32, u64, u64)]| v[..v.len().min(5)].to_vec();
+        assert!(false_laws.is_empty(), "{} false laws accepted (slice, b₁, q), e.g. {:?}", false_laws.len(), some(&false_laws));
         assert!(
-            false_laws.is_empty(),
-            "{} false laws accepted (slice, b₁, q), e.g. {:?}",
-            false_laws.len(),
-            &false_laws[..false_laws.len().min(5)]
+            wrong_laws.is_empty(),
+            "{} true certificates give another law, e.g. {:?}",
+            wrong_laws.len(),
+            &wrong_laws[..wrong_laws.len().min(5)]
         );
+        assert!(refused.is_empty(), "{} repeated states refused (slice, b₁, q), e.g. {:?}", refused.len(), some(&refused));
+    }
+
+    #[test]
+    fn find_proposes_the_documented_certificate() {
+        // For every slice of the search range and every candidate (period ≤ 24, start ≤
+        // N): a certificate found is a true law, compared at b₁ = max(b₀, start + 2a + 2)
+        // and b₁ + lcm(period, L) with the plain L and b₀; and with the true period and a
+        // start at or past the true one, it is found whenever b₁ + q ≤ N + 1.
+        let (truth, s) = search_setup();
+        let n1 = u64::from(SEARCH_N) + 1;
+        for a in 0..=SEARCH_A {
+            let lower = &truth[..a as usize];
+            let law = truth[a as usize];
+            let (modulus, settled_below) = plain_modulus_and_settled(a, lower);
+            assert_eq!(Certificate::find(&s, a, &truth[..a as usize + 1], law.period, law.start), None, "slice {a} with a law too many");
+            assert_eq!(Certificate::find(&s, a, lower, 0, law.start), None, "slice {a} with period 0");
+            for period in 1..=24u64 {
+                let repeat = (1..).map(|k| k * period).find(|q| q % modulus == 0).unwrap();
+                for start in 0..=u64::from(SEARCH_N) {
+                    let from = settled_below.max(start + 2 * u64::from(a) + 2);
+                    let want = Certificate { slice: a, from, repeat, modulus, settled_below };
+                    match Certificate::find(&s, a, lower, period, start) {
+                        Some(c) => {
+                            assert_eq!(c, want, "slice {a}, candidate period {period} from {start}");
+                            assert!(repeat % law.period == 0 && from >= law.start, "slice {a}: a false law {c:?}");
+                        }
+                        None => assert!(
+                            period != law.period || start < law.start || from + repeat > n1,
+                            "slice {a}: the true period {period} from {start} ({want:?}) is not found"
+                        ),
+                    }
+                }
+            }
+        }
     }
 
     #[test]
