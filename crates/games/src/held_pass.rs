@@ -1416,6 +1416,19 @@ mod tests {
         assert_eq!(z_function::<u8>(&[]), Vec::<usize>::new());
     }
 
+    #[test]
+    fn z_function_matches_direct_comparison_on_every_short_word() {
+        // Every word of length ≤ 9 over three letters, against the common prefix of s and
+        // s[i..] measured letter by letter.
+        for len in 0..=9u32 {
+            for code in 0..3usize.pow(len) {
+                let w: Vec<usize> = (0..len).map(|j| code / 3usize.pow(j) % 3).collect();
+                let naive: Vec<usize> = (0..w.len()).map(|i| w[i..].iter().zip(&w).take_while(|(x, y)| x == y).count()).collect();
+                assert_eq!(z_function(&w), naive, "{w:?}");
+            }
+        }
+    }
+
     fn naive_tail(s: &[i64], p: usize) -> usize {
         // longest tail with period p, by direct comparison
         let n = s.len();
