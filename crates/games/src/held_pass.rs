@@ -673,7 +673,7 @@ pub struct Certificate {
 }
 
 /// L = lcm(2^k, `lower_periods`…) with 2^k the least power of two above `a`; `None` if it
-/// overflows a u64. O(a log).
+/// overflows a u64 or some period is 0 (a period is at least 1). O(a log).
 pub fn phase_modulus(a: u32, lower_periods: impl IntoIterator<Item = u64>) -> Option<u64> {
     let pow = 1u64.checked_shl(u64::BITS - (a as u64).leading_zeros())?;
     lower_periods.into_iter().try_fold(pow, lcm)
@@ -687,7 +687,12 @@ fn gcd(x: u64, y: u64) -> u64 {
     }
 }
 
+/// The least common multiple of two positive numbers; `None` if either is 0 or it
+/// overflows a u64.
 fn lcm(x: u64, y: u64) -> Option<u64> {
+    if x == 0 || y == 0 {
+        return None;
+    }
     (x / gcd(x, y)).checked_mul(y)
 }
 
@@ -716,62 +721,74 @@ impl Certificate {
     /// slice 0 first; `a` laws) and a candidate eventual period and start (read from the
     /// data, e.g. by [`Periodicity::longest_tail`]): the state is compared at
     /// b₁ = max(b₀, start + 2a + 2) and b₁ + lcm(period, L). `None` when `lower` is not
-    /// complete, the range is too short, or the states differ. O(a + log).
+    /// complete, the range is too short (or b₁ would overflow a u64), or the states differ.
+    /// O(a + log).
     pub fn find(s: &Slices, a: u32, lower: &[Law], period: u64, start: u64) -> Option<Certificate> {
         if lower.len() != a as usize || period == 0 {
             return None;
         }
         let modulus = phase_modulus(a, lower.iter().map(|l| l.period))?;
-        let settled_below = lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max);
+        let settled_below = settled_below(a, lower);
         let repeat = lcm(period, modulus)?;
-        let from = settled_below.max(start + 2 * a as u64 + 2);
+        let from = settled_below.max(start.checked_add(2 * u64::from(a) + 2)?);
         let c = Certificate { slice: a, from, repeat, modulus, settled_below };
         c.holds(s, lower).then_some(c)
     }
 
     /// True when the certificate's premises hold in `s` with the lower slices' proved laws
     /// `lower` (slices 0..a): the modulus and b₀ are the ones `lower` gives, b₁ ≥ b₀,
-    /// L | q, b₁ + q ≤ N + 1, and the windows at b₁ and b₁ + q agree. O(a + log).
+    /// L | q, b₁ + q ≤ N + 1 (computed without overflow: a sum past `u64::MAX` is refused,
+    /// never wrapped), and the windows at b₁ and b₁ + q agree. O(a + log).
     pub fn holds(&self, s: &Slices, lower: &[Law]) -> bool {
         let a = self.slice;
+        let Some(to) = self.from.checked_add(self.repeat) else {
+            return false;
+        };
         lower.len() == a as usize
             && phase_modulus(a, lower.iter().map(|l| l.period)) == Some(self.modulus)
-            && lower.iter().map(|l| l.start).fold(a.max(1) as u64, u64::max) == self.settled_below
+            && settled_below(a, lower) == self.settled_below
             && self.from >= self.settled_below
             && self.repeat > 0
             && self.repeat.is_multiple_of(self.modulus)
-            && self.from + self.repeat <= s.max_heap() as u64 + 1
-            && slice_window(s, a, self.from).is_some_and(|w| slice_window(s, a, self.from + self.repeat) == Some(w))
+            && to <= u64::from(s.max_heap()) + 1
+            && slice_window(s, a, self.from).is_some_and(|w| slice_window(s, a, to) == Some(w))
     }
 
     /// The law the certificate proves: the least period (a divisor of q, read off the one
     /// repetition d(b₁..b₁ + q) by its Z-function) and the earliest start (walking back
-    /// from b₁ while the period holds). Call only on a certificate that
-    /// [`holds`](Self::holds) in `s`. O(q + b₁).
-    pub fn law(&self, s: &Slices) -> Law {
+    /// from b₁ while the period holds). It is a proved law only when the certificate
+    /// [`holds`](Self::holds) in `s`; `None` when q is 0 or b₁ + q is past the range of
+    /// `s` (as it is for no certificate that holds). O(q + b₁).
+    pub fn law(&self, s: &Slices) -> Option<Law> {
         let a = self.slice;
-        let d = |b: u64| s.partner(a, b as u32).expect("within the range") as i64 - b as i64;
-        let one: Vec<i64> = (self.from..self.from + self.repeat).map(d).collect();
+        let end = self.from.checked_add(self.repeat).filter(|&e| self.repeat > 0 && e <= u64::from(s.max_heap()) + 1)?;
+        let d = |b: u64| s.partner(a, u32::try_from(b).ok()?).map(|c| i64::from(c) - b as i64);
+        let one: Vec<i64> = (self.from..end).map(d).collect::<Option<_>>()?;
         let z = z_function(&one);
-        let q = self.repeat as usize;
+        let q = one.len();
         let period = (1..q).find(|&p| q.is_multiple_of(p) && z[p] == q - p).unwrap_or(q) as u64;
         let mut start = self.from;
-        while start > a as u64 && d(start - 1) == d(start - 1 + period) {
+        while start > u64::from(a) && d(start - 1) == d(start - 1 + period) {
             start -= 1;
         }
-        Law { period, start }
+        Some(Law { period, start })
     }
+}
+
+/// b₀ = max(a, 1, starts of the lower slices' laws): the middle heap from which every
+/// slice below `a` is periodic and a ⊕ b is excluded (b ≥ 1). O(a).
+fn settled_below(a: u32, lower: &[Law]) -> u64 {
+    lower.iter().map(|l| l.start).fold(u64::from(a.max(1)), u64::max)
 }
 
 impl Law {
     /// The offset P(a, b) − b the law predicts for any b ≥ `start`, read from one period
-    /// of `s` (which must hold middle heaps start..start + period of slice `a`).
+    /// of `s` (which must hold middle heaps start..start + period of slice `a`). `None`
+    /// when b < start, the period is 0 or that middle heap is past `s`.
     pub fn predict(&self, s: &Slices, a: u32, b: u64) -> Option<i64> {
-        if b < self.start {
-            return None;
-        }
-        let at = self.start + (b - self.start) % self.period;
-        s.partner(a, u32::try_from(at).ok()?).map(|c| c as i64 - at as i64)
+        let phase = b.checked_sub(self.start)?.checked_rem(self.period)?;
+        let at = self.start.checked_add(phase)?;
+        s.partner(a, u32::try_from(at).ok()?).map(|c| i64::from(c) - at as i64)
     }
 }
 
@@ -788,7 +805,7 @@ pub fn certify_slices(s: &Slices, candidates: &[Option<(u64, u64)>]) -> Vec<Opti
         } else {
             None
         };
-        let got = got.map(|c| (c, c.law(s)));
+        let got = got.and_then(|c| Some((c, c.law(s)?)));
         if let Some((_, law)) = got {
             laws.push(law);
         }
@@ -1124,6 +1141,267 @@ mod tests {
     }
 
     #[test]
+    fn a_certificate_whose_end_overflows_a_u64_is_refused() {
+        // Slice 9 has period 10; its modulus is 16. A repeat of 2^64 − 80 is a multiple of
+        // 16 but not of 10, and b₁ + q = 200 + 2^64 − 80 wraps to 120, whose window equals
+        // the one at 200 (80 is a period). The end must be refused, not wrapped.
+        let s = Slices::compute(9, 400, |_, _| true).unwrap();
+        let laws: Vec<Law> = proved_laws(&s).iter().map(|p| p.expect("slices 0..=9 settle by 400").1).collect();
+        assert_eq!(laws[9].period, 10);
+        let repeat = u64::MAX - 79;
+        let cert = Certificate { slice: 9, from: 200, repeat, modulus: 16, settled_below: settled_below(9, &laws[..9]) };
+        assert_eq!(phase_modulus(9, laws[..9].iter().map(|l| l.period)), Some(16));
+        assert!(repeat.is_multiple_of(16) && !repeat.is_multiple_of(10) && cert.from >= cert.settled_below);
+        assert_eq!(slice_window(&s, 9, 200), slice_window(&s, 9, 200u64.wrapping_add(repeat)), "the wrapped end's window");
+        assert!(!cert.holds(&s, &laws[..9]), "b₁ + q past u64::MAX");
+        assert_eq!(cert.law(&s), None, "no law from an end past u64::MAX");
+        assert_eq!(Certificate { repeat: 0, ..cert }.law(&s), None, "no law from a repeat of 0");
+        assert_eq!(Certificate { repeat: 202, ..cert }.law(&s), None, "no law from an end past the range");
+        // A candidate start whose b₁ = start + 2a + 2 overflows gives no certificate.
+        assert_eq!(Certificate::find(&s, 9, &laws[..9], 10, u64::MAX - 5), None);
+        // A period of 0 is no law: no modulus, no prediction (and no division by zero).
+        assert_eq!(phase_modulus(3, [0, 0]), None);
+        assert_eq!(phase_modulus(3, [2, 0]), None);
+        let none = [Law { period: 0, start: 1 }; 9];
+        assert!(!Certificate { modulus: 0, ..cert }.holds(&s, &none));
+        assert_eq!(Law { period: 0, start: 9 }.predict(&s, 9, 30), None);
+    }
+
+    /// The lost positions (token present) of three-heap Nim with a held pass whose
+    /// smallest heap is at most `a_max` and whose heaps are all at most `m`, by the plain
+    /// game-tree search on the definition: a position is lost exactly when no option is
+    /// lost. The options are every reduction of one heap and, unless every heap is empty,
+    /// the pass, which leaves Nim without the token, lost exactly when its nim-sum is 0
+    /// (Bouton; `positions_without_token_are_nim` checks it). Sorted triples are settled
+    /// in increasing (largest, middle, smallest) order, in which every option (sorted) comes
+    /// first, and its smallest heap is at most the position's. No mex, partner, bound or
+    /// slice enters: independent of [`Slices`], [`PartnerTable`] and the certificates.
+    /// Cost O(a_max · m³) lookups.
+    struct GameTree {
+        m: usize,
+        lost: Vec<bool>,
+    }
+
+    impl GameTree {
+        fn new(a_max: usize, m: usize) -> GameTree {
+            let w = m + 1;
+            let mut t = GameTree { m, lost: vec![false; (a_max + 1) * w * w] };
+            for z in 0..=m {
+                for y in 0..=z {
+                    for x in 0..=y.min(a_max) {
+                        let pass_wins = z > 0 && x ^ y ^ z == 0;
+                        let lost = !pass_wins
+                            && !(0..x).any(|v| t.is_lost([v, y, z]))
+                            && !(0..y).any(|v| t.is_lost([x, v, z]))
+                            && !(0..z).any(|v| t.is_lost([x, y, v]));
+                        t.lost[(x * w + y) * w + z] = lost;
+                    }
+                }
+            }
+            t
+        }
+
+        fn is_lost(&self, mut h: [usize; 3]) -> bool {
+            h.sort_unstable();
+            let w = self.m + 1;
+            self.lost[(h[0] * w + h[1]) * w + h[2]]
+        }
+
+        /// The offsets P(a, b) − b of slice a for b = a..=`last`, P(a, b) being the one
+        /// heap z ≤ m with (a, b, z) lost (asserted unique and present).
+        fn offsets(&self, a: usize, last: usize) -> Vec<i64> {
+            (a..=last)
+                .map(|b| {
+                    let zs: Vec<usize> = (0..=self.m).filter(|&z| self.is_lost([a, b, z])).collect();
+                    assert_eq!(zs.len(), 1, "({a}, {b}, z) lost for z in {zs:?}, z ≤ {}", self.m);
+                    zs[0] as i64 - b as i64
+                })
+                .collect()
+        }
+    }
+
+    /// The law of a sequence d(a), d(a + 1), … (given as `d`, indexed from middle heap `a`)
+    /// by direct comparison: the least period p whose longest periodic tail starts in the
+    /// first half of the data and covers at least three periods, with that tail's start.
+    fn law_of_data(a: u64, d: &[i64]) -> Law {
+        let n = d.len();
+        (1..=n / 3)
+            .find_map(|p| {
+                let mut s = n - p;
+                while s > 0 && d[s - 1] == d[s - 1 + p] {
+                    s -= 1;
+                }
+                (s <= n / 2 && n - s >= 3 * p).then_some(Law { period: p as u64, start: a + s as u64 })
+            })
+            .expect("every small slice shows its period in the data")
+    }
+
+    /// The true laws of slices 0..=`a_max`, read off the game tree with heaps to `m` (slice
+    /// a's offsets to middle heap m − a − 1, whose partners are at most m).
+    fn game_tree_laws(a_max: u32, m: usize) -> Vec<Law> {
+        let t = GameTree::new(a_max as usize, m);
+        (0..=a_max as usize).map(|a| law_of_data(a as u64, &t.offsets(a, m - a - 1))).collect()
+    }
+
+    #[test]
+    fn certified_laws_are_the_game_trees_laws() {
+        // Slices 0..=9 certified on middle heaps to 400 against their laws read off the
+        // game tree with heaps to 400.
+        let s = Slices::compute(9, 400, |_, _| true).unwrap();
+        let certified: Vec<Option<Law>> = proved_laws(&s).iter().map(|p| p.map(|(_, l)| l)).collect();
+        let truth: Vec<Option<Law>> = true_laws().iter().copied().map(Some).collect();
+        assert_eq!(certified, truth);
+    }
+
+    /// The search range: slices 0..=SEARCH_A on middle heaps to SEARCH_N.
+    const SEARCH_A: u32 = 9;
+    const SEARCH_N: u32 = 160;
+
+    /// The true laws of slices 0..=SEARCH_A (from the game tree with heaps to 400) and
+    /// the slices to SEARCH_N, checked entry by entry against the game tree.
+    fn search_setup() -> (Vec<Law>, Slices) {
+        let (a_max, n) = (SEARCH_A as usize, SEARCH_N as usize);
+        let tree = GameTree::new(a_max, n + a_max + 1);
+        let s = Slices::compute(SEARCH_A, SEARCH_N, |_, _| true).unwrap();
+        for a in 0..=a_max {
+            assert_eq!(s.offsets(a as u32), tree.offsets(a, n), "slice {a}: the slices' partners are the game tree's");
+        }
+        (true_laws().to_vec(), s)
+    }
+
+    /// The true laws of slices 0..=SEARCH_A, read off the game tree with heaps to 400
+    /// (computed once for all the tests).
+    fn true_laws() -> &'static [Law] {
+        static LAWS: std::sync::OnceLock<Vec<Law>> = std::sync::OnceLock::new();
+        LAWS.get_or_init(|| game_tree_laws(SEARCH_A, 400))
+    }
+
+    /// L and b₀ of slice a computed plainly from the lower laws: 2^k by doubling until it
+    /// exceeds a, the lcm by stepping through multiples, b₀ = max(a, 1, starts).
+    fn plain_modulus_and_settled(a: u32, lower: &[Law]) -> (u64, u64) {
+        let mut pow = 1u64;
+        while pow <= u64::from(a) {
+            pow *= 2;
+        }
+        let modulus = lower.iter().fold(pow, |l, law| (1..).map(|k| k * l).find(|m| m % law.period == 0).unwrap());
+        let settled = lower.iter().map(|l| l.start).chain([u64::from(a), 1]).max().unwrap();
+        (modulus, settled)
+    }
+
+    #[test]
+    fn slice_window_is_the_used_values_around_b() {
+        // W_b of slice a by its definition from the game tree: bit i set when the value
+        // b − a − 1 + i (i < 2a + 2) is P(a, b′) for some b′ < b.
+        let (a_max, n) = (SEARCH_A as usize, SEARCH_N as usize);
+        let tree = GameTree::new(a_max, n + a_max + 1);
+        let s = Slices::compute(SEARCH_A, SEARCH_N, |_, _| true).unwrap();
+        for a in 0..=a_max {
+            let partners: Vec<usize> = (0..=n).map(|bp| (0..=tree.m).find(|&z| tree.is_lost([a, bp, z])).unwrap()).collect();
+            let width = 2 * a + 2;
+            for b in 0..=n + 1 {
+                let mut want = vec![0u64; width.div_ceil(64)];
+                for i in 0..width {
+                    if (b + i).checked_sub(a + 1).is_some_and(|v| partners[..b].contains(&v)) {
+                        want[i / 64] |= 1 << (i % 64);
+                    }
+                }
+                assert_eq!(slice_window(&s, a as u32, b as u64), Some(want), "slice {a}, middle heap {b}");
+            }
+        }
+        assert_eq!(slice_window(&s, SEARCH_A + 1, u64::from(SEARCH_A) + 1), None, "a slice past A");
+        assert_eq!(slice_window(&s, 0, u64::from(SEARCH_N) + 2), None, "a middle heap past N + 1");
+    }
+
+    #[test]
+    fn every_certificate_the_checker_accepts_is_a_true_law() {
+        // Every certificate of slices 0..=A on middle heaps to N (every b₁ ≤ N + 1, every
+        // q ≥ 0 with b₁ + q ≤ N + 1), the lower slices' true laws as premises, the derived
+        // fields (L, b₀) set as the checker demands them so that every certificate it can
+        // accept is tried. An accepted certificate claims d(b + q) = d(b) for every
+        // b ≥ b₁; with the true law (p, s) of the slice, read off the game tree, that is
+        // true exactly when q > 0, p | q and b₁ ≥ s (the least eventual period divides
+        // every eventual period, and q cannot start before s: d(s − 1 + q) = d(s − 1 + p)).
+        // Each accepted certificate's law is then the true law (p, s). Conversely, every
+        // certificate with the plain L and b₀, L | q, p | q, b₁ ≥ max(b₀, s + 2a + 2) (the
+        // window at b₁ reads middle heaps from b₁ − 2a − 2, all past s) and b₁ + q ≤ N + 1
+        // is a repeated state and must be accepted.
+        let (truth, s) = search_setup();
+        let n1 = u64::from(SEARCH_N) + 1;
+        let (mut accepted, mut false_laws, mut wrong_laws, mut refused) = (0u64, Vec::new(), Vec::new(), Vec::new());
+        for a in 0..=SEARCH_A {
+            let lower = &truth[..a as usize];
+            let law = truth[a as usize];
+            let (plain_l, plain_b0) = plain_modulus_and_settled(a, lower);
+            let asked = phase_modulus(a, lower.iter().map(|l| l.period)).map(|m| (m, settled_below(a, lower)));
+            for from in 0..=n1 {
+                for repeat in 0..=n1 - from {
+                    let true_law = repeat > 0 && repeat.is_multiple_of(law.period) && from >= law.start;
+                    if let Some((modulus, settled_below)) = asked {
+                        let c = Certificate { slice: a, from, repeat, modulus, settled_below };
+                        if c.holds(&s, lower) {
+                            accepted += 1;
+                            if !true_law {
+                                false_laws.push((a, from, repeat));
+                            } else if c.law(&s) != Some(law) {
+                                wrong_laws.push((a, from, repeat, c.law(&s)));
+                            }
+                        }
+                    }
+                    let c = Certificate { slice: a, from, repeat, modulus: plain_l, settled_below: plain_b0 };
+                    let repeated = true_law && repeat.is_multiple_of(plain_l) && from >= plain_b0.max(law.start + 2 * u64::from(a) + 2);
+                    if repeated && !c.holds(&s, lower) {
+                        refused.push((a, from, repeat));
+                    }
+                }
+            }
+        }
+        assert!(accepted > 0, "the search accepts some certificate");
+        let some = |v: &[(u32, u64, u64)]| v[..v.len().min(5)].to_vec();
+        assert!(false_laws.is_empty(), "{} false laws accepted (slice, b₁, q), e.g. {:?}", false_laws.len(), some(&false_laws));
+        assert!(
+            wrong_laws.is_empty(),
+            "{} true certificates give another law, e.g. {:?}",
+            wrong_laws.len(),
+            &wrong_laws[..wrong_laws.len().min(5)]
+        );
+        assert!(refused.is_empty(), "{} repeated states refused (slice, b₁, q), e.g. {:?}", refused.len(), some(&refused));
+    }
+
+    #[test]
+    fn find_proposes_the_documented_certificate() {
+        // For every slice of the search range and every candidate (period ≤ 24, start ≤
+        // N): a certificate found is a true law, compared at b₁ = max(b₀, start + 2a + 2)
+        // and b₁ + lcm(period, L) with the plain L and b₀; and with the true period and a
+        // start at or past the true one, it is found whenever b₁ + q ≤ N + 1.
+        let (truth, s) = search_setup();
+        let n1 = u64::from(SEARCH_N) + 1;
+        for a in 0..=SEARCH_A {
+            let lower = &truth[..a as usize];
+            let law = truth[a as usize];
+            let (modulus, settled_below) = plain_modulus_and_settled(a, lower);
+            assert_eq!(Certificate::find(&s, a, &truth[..a as usize + 1], law.period, law.start), None, "slice {a} with a law too many");
+            assert_eq!(Certificate::find(&s, a, lower, 0, law.start), None, "slice {a} with period 0");
+            for period in 1..=24u64 {
+                let repeat = (1..).map(|k| k * period).find(|q| q % modulus == 0).unwrap();
+                for start in 0..=u64::from(SEARCH_N) {
+                    let from = settled_below.max(start + 2 * u64::from(a) + 2);
+                    let want = Certificate { slice: a, from, repeat, modulus, settled_below };
+                    match Certificate::find(&s, a, lower, period, start) {
+                        Some(c) => {
+                            assert_eq!(c, want, "slice {a}, candidate period {period} from {start}");
+                            assert!(repeat % law.period == 0 && from >= law.start, "slice {a}: a false law {c:?}");
+                        }
+                        None => assert!(
+                            period != law.period || start < law.start || from + repeat > n1,
+                            "slice {a}: the true period {period} from {start} ({want:?}) is not found"
+                        ),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn phase_modulus_is_the_lcm_with_a_power_of_two_above_a() {
         assert_eq!(phase_modulus(0, []), Some(1));
         assert_eq!(phase_modulus(1, [2]), Some(2));
@@ -1136,6 +1414,19 @@ mod tests {
     fn z_function_small() {
         assert_eq!(z_function(b"aabxaab"), vec![7, 1, 0, 0, 3, 1, 0]);
         assert_eq!(z_function::<u8>(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn z_function_matches_direct_comparison_on_every_short_word() {
+        // Every word of length ≤ 9 over three letters, against the common prefix of s and
+        // s[i..] measured letter by letter.
+        for len in 0..=9u32 {
+            for code in 0..3usize.pow(len) {
+                let w: Vec<usize> = (0..len).map(|j| code / 3usize.pow(j) % 3).collect();
+                let naive: Vec<usize> = (0..w.len()).map(|i| w[i..].iter().zip(&w).take_while(|(x, y)| x == y).count()).collect();
+                assert_eq!(z_function(&w), naive, "{w:?}");
+            }
+        }
     }
 
     fn naive_tail(s: &[i64], p: usize) -> usize {
