@@ -220,30 +220,40 @@ struct Entry {
     note: Option<Text>,
     url: Option<Url>,
     // hayagriva's other fields: accepted, not shown.
-    location: Option<IgnoredAny>,
-    affiliated: Option<IgnoredAny>,
-    organization: Option<IgnoredAny>,
+    #[serde(rename = "location")]
+    _location: Option<IgnoredAny>,
+    #[serde(rename = "affiliated")]
+    _affiliated: Option<IgnoredAny>,
+    #[serde(rename = "organization")]
+    _organization: Option<IgnoredAny>,
     #[serde(rename = "volume-total")]
-    volume_total: Option<IgnoredAny>,
+    _volume_total: Option<IgnoredAny>,
     #[serde(rename = "page-total")]
-    page_total: Option<IgnoredAny>,
+    _page_total: Option<IgnoredAny>,
     #[serde(rename = "time-range")]
-    time_range: Option<IgnoredAny>,
-    runtime: Option<IgnoredAny>,
+    _time_range: Option<IgnoredAny>,
+    #[serde(rename = "runtime")]
+    _runtime: Option<IgnoredAny>,
     #[serde(rename = "serial-number")]
-    serial_number: Option<IgnoredAny>,
-    doi: Option<IgnoredAny>,
-    isbn: Option<IgnoredAny>,
-    issn: Option<IgnoredAny>,
-    language: Option<IgnoredAny>,
-    archive: Option<IgnoredAny>,
+    _serial_number: Option<IgnoredAny>,
+    #[serde(rename = "doi")]
+    _doi: Option<IgnoredAny>,
+    #[serde(rename = "isbn")]
+    _isbn: Option<IgnoredAny>,
+    #[serde(rename = "issn")]
+    _issn: Option<IgnoredAny>,
+    #[serde(rename = "language")]
+    _language: Option<IgnoredAny>,
+    #[serde(rename = "archive")]
+    _archive: Option<IgnoredAny>,
     #[serde(rename = "archive-location")]
-    archive_location: Option<IgnoredAny>,
+    _archive_location: Option<IgnoredAny>,
     #[serde(rename = "call-number")]
-    call_number: Option<IgnoredAny>,
+    _call_number: Option<IgnoredAny>,
     #[serde(rename = "abstract")]
-    summary: Option<IgnoredAny>,
-    genre: Option<IgnoredAny>,
+    _summary: Option<IgnoredAny>,
+    #[serde(rename = "genre")]
+    _genre: Option<IgnoredAny>,
 }
 
 impl Entry {
@@ -281,7 +291,10 @@ fn year_of(date: &str) -> Option<i32> {
     };
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let after = &rest[digits.len()..];
-    (!digits.is_empty() && (after.is_empty() || after.starts_with('-'))).then(|| digits.parse::<i32>().ok().map(|y| sign * y)).flatten()
+    if digits.is_empty() || !(after.is_empty() || after.starts_with('-')) {
+        return None;
+    }
+    digits.parse::<i32>().ok().map(|y| sign * y)
 }
 
 /// Parse a bibliography's text (as the site crate loads it). Empty text is an empty
