@@ -105,7 +105,10 @@ struct Site {
 
 /// Build the site at `root` into `out` as `countersign build` does (through the cache).
 fn build(name: &'static str, root: &Path, out: &Path) -> Site {
-    let run = pipeline::run(&RunOptions { root: root.to_path_buf(), use_cache: true, progress: false, render: true, theme: countersign::THEME }, None);
+    let run = pipeline::run(
+        &RunOptions { root: root.to_path_buf(), use_cache: true, progress: false, render: true, theme: countersign::THEME },
+        None,
+    );
     let errors: Vec<String> = run.diags.iter().filter(|d| d.is_error()).map(|d| format!("{}: {}", d.file, d.message)).collect();
     assert!(errors.is_empty(), "the {name} site does not build: {errors:#?}");
     let lock = countersign_site::output::lock_output(out, || {}).expect("lock the output folder");

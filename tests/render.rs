@@ -66,7 +66,10 @@ fn a_claim_in_link_text_or_alt_text_is_plain_text() {
 fn claim_marks_reach_every_page() {
     let sites = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites");
     for (site, marks) in [("ok-basic", "underline"), ("config-claim-marks-hover", "hover")] {
-        let run = pipeline::run(&RunOptions { root: sites.join(site), use_cache: false, progress: false, render: true, theme: countersign::THEME }, None);
+        let run = pipeline::run(
+            &RunOptions { root: sites.join(site), use_cache: false, progress: false, render: true, theme: countersign::THEME },
+            None,
+        );
         assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
         let out = run.output.unwrap();
         for page in out.files.keys().filter(|p| p.ends_with(".html")) {
