@@ -152,6 +152,7 @@ pub fn scan(text: &str, base: usize) -> Scan {
     find_claims(text, base, &math, &mut out);
     for r in &math {
         claims_in_math(&text[r.clone()], base + r.start, &mut out.claims, &mut out.errors);
+        out.errors.extend(dollar_in_math(&text[r.clone()], base + r.start));
     }
     out.claims.sort_by_key(|c| c.span.start);
     unread_math(text, base, &out.excluded, &math, &out.claims, &mut out.errors);
@@ -443,6 +444,32 @@ fn unread_math(
     }
 }
 
+/// An error when the math `raw` (delimiters included, at `base`) holds an unescaped `$`:
+/// pulldown-cmark then paired dollars across braces that do not balance (`$x^{2$ and
+/// $y}$` is one math), and the math is not what was written.
+fn dollar_in_math(raw: &str, base: usize) -> Option<ClaimSyntaxError> {
+    let d = if raw.starts_with("$$") && raw.len() >= 4 { 2 } else { 1 };
+    let inner = raw.get(d..raw.len().saturating_sub(d))?;
+    let b = inner.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'$' => {
+                let at = base + d + i;
+                return Some(ClaimSyntaxError {
+                    code: Code::MathMalformed,
+                    message: "a `$` inside math: the braces between two dollars do not balance, so Markdown paired other dollars".into(),
+                    span: base..at + 1,
+                    hint: "balance the braces of each `$…$`; a brace shown in math is `\\{` or `\\}`, a dollar sign `\\$`".into(),
+                });
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// In one paragraph `p` (masked bytes), each `$…$` or `$$…$$` whose braces do not balance:
 /// the offsets of its opening `$` and of the end of its closing one.
 fn unbalanced_dollars(p: &[u8]) -> Vec<(usize, usize)> {
@@ -662,6 +689,11 @@ mod tests {
             let e: Vec<_> = s.errors.iter().filter(|e| e.code == Code::MathMalformed).collect();
             assert_eq!(e.len(), 1, "{text:?}: {:?}", s.errors);
             assert_eq!(&text[e[0].span.clone()], at, "{text:?}");
+        }
+        // Math that Markdown paired across unbalanced braces holds a `$`.
+        assert_eq!(dollar_in_math("$x^{2$ and $y}$", 10).map(|e| (e.code, e.span)), Some((Code::MathMalformed, 10..16)));
+        for whole in ["$a \\$ b$", "$$a$$", "$$x^{2}$$", "$a$"] {
+            assert!(dollar_in_math(whole, 0).is_none(), "{whole}");
         }
         for text in [
             "costs $5 and $6, or \\$7",
