@@ -95,13 +95,15 @@ fn a_claim_in_math_is_checked_and_carries_its_certificate() {
     assert_eq!(code, 0, "{err}");
     let page = std::fs::read_to_string(out.join("e/index.html")).unwrap();
     let brace = |c: char| format!("<mo stretchy=\"false\">{c}</mo>");
+    // The math in the claim's link, the value marked in the MathML, then the certificate.
     let set = format!(
-        "{}<mn><span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\">14</a>\
-         <span class=\"certificate\" role=\"tooltip\" id=\"claim-0-certificate\">",
-        brace('{')
+        "<span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\" aria-label=\"S = \\{{{{14}}\\}}\"><math><mi>S</mi><mo>=</mo>\
+         {}<mn class=\"claim-value\">14</mn>{}</math></a><span class=\"certificate\" role=\"tooltip\" id=\"claim-0-certificate\">",
+        brace('{'),
+        brace('}')
     );
     assert!(page.contains(&set), "{page}");
-    assert!(page.contains(&format!("<span class=\"cert-value\">value <b>14</b></span></span></span></mn>{}", brace('}'))), "{page}");
+    assert!(page.contains("<code>g.positions</code></span> <span class=\"cert-value\">value <b>14</b></span></span></span>"), "{page}");
     assert!(page.contains(&format!("{}<mn>2</mn><mo>,</mo><mn>5</mn>{}", brace('{'), brace('}'))), "{page}");
     // Not the claim's source as letters ("positions", "plain").
     assert!(!page.contains("<mi>o</mi><mi>s</mi><mi>i</mi>") && !page.contains("<mi>l</mi><mi>a</mi><mi>i</mi>"), "{page}");

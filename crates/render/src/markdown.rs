@@ -435,29 +435,57 @@ impl<'a> Renderer<'a> {
     }
 
     /// `ml` (MathML of the marked LaTeX) with each of `links`' markers replaced by its
-    /// claim's HTML: a marker alone in an `<mn>` keeps the `<mn>` for a number and becomes an
-    /// `<mtext>` for words; one in a token's text (in `\text{…}`) is replaced there. Error:
-    /// the claims whose marker the MathML does not hold exactly once (a command such as
-    /// `\mathbf` changed its digits).
-    fn place_links(&self, mut ml: String, links: &[(String, usize)]) -> Result<String, Vec<usize>> {
+    /// claim's text, marked `class="claim-value"` (an `<mn>` for a number, an `<mtext>` for
+    /// words; in a token's text, as a `<span>` there), and the whole math wrapped in the
+    /// first claim's link (named by `latex`, the math with its claims' text) with one
+    /// certificate holding every claim's. A focusable element
+    /// may not stand inside `<math>`, whose children are presentational (ARIA), so the
+    /// link goes around it. Error: the claims whose marker the MathML does not hold exactly
+    /// once (a command such as `\mathbf` changed its digits).
+    fn place_links(&self, mut ml: String, links: &[(String, usize)], latex: &str) -> Result<String, Vec<usize>> {
         let lost: Vec<usize> = links.iter().filter(|(marker, _)| ml.matches(marker.as_str()).count() != 1).map(|(_, k)| *k).collect();
         if !lost.is_empty() {
             return Err(lost);
         }
+        let mut parts = Vec::new();
         for (marker, k) in links {
-            let html = self.claim_html.get(*k).map_or("", String::as_str);
+            let text = escape(self.claim_text.get(*k).map_or("", String::as_str));
             let alone = format!("<mn>{marker}</mn>");
             if ml.contains(&alone) {
-                let text = self.claim_text.get(*k).map_or("", String::as_str);
                 let numeric = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || ",.−-\u{2009}\u{202f} ".contains(c));
-                let token = if numeric { format!("<mn>{html}</mn>") } else { format!("<mtext>{html}</mtext>") };
-                ml = ml.replacen(&alone, &token, 1);
+                let tag = if numeric { "mn" } else { "mtext" };
+                ml = ml.replacen(&alone, &format!("<{tag} class=\"claim-value\">{text}</{tag}>"), 1);
             } else {
-                ml = ml.replacen(marker.as_str(), html, 1);
+                ml = ml.replacen(marker.as_str(), &format!("<span class=\"claim-value\">{text}</span>"), 1);
             }
+            parts.extend(claim_parts(self.claim_html.get(*k).map_or("", String::as_str)));
         }
-        Ok(ml)
+        let Some(((open, close, id, _), rest)) = parts.split_first() else { return Ok(ml) };
+        let inner: Vec<&str> = std::iter::once(parts[0].3).chain(rest.iter().map(|p| p.3)).collect();
+        // The link's name: axe (and some readers) find none in MathML, so it is the LaTeX
+        // with the claims' text.
+        let open = format!("{} aria-label=\"{}\">", open.strip_suffix('>').unwrap_or(open), escape(latex.trim()));
+        Ok(format!(
+            "<span class=\"claimed\">{open}{ml}{close}<span class=\"certificate\" role=\"tooltip\" id=\"{id}\">{}</span></span>",
+            inner.join(" ")
+        ))
     }
+}
+
+/// The pieces of a claim's HTML (`<span class="claimed">OPEN text CLOSE<span
+/// class="certificate" role="tooltip" id="ID">INNER</span></span>`, as the page writes it):
+/// the opening tag of its link, the closing tag, the certificate's id and its inner HTML.
+/// None for other HTML.
+fn claim_parts(html: &str) -> Option<(&str, &str, &str, &str)> {
+    let rest = html.strip_prefix("<span class=\"claimed\">")?.strip_suffix("</span>")?;
+    let open = &rest[..rest.find('>')? + 1];
+    let cert = rest.find("<span class=\"certificate\"")?;
+    let close = &rest[rest[..cert].rfind("</")?..cert];
+    let tag = &rest[cert..];
+    let id_at = tag.find(" id=\"")? + 5;
+    let id = &tag[id_at..id_at + tag[id_at..].find('"')?];
+    let inner = tag[tag.find('>')? + 1..].strip_suffix("</span>")?;
+    Some((open, close, id, inner))
 }
 
 /// A run of digits that `latex` does not hold, which with four digits more makes the
@@ -693,7 +721,7 @@ impl<'a> Renderer<'a> {
         let rendered = if links.is_empty() {
             self.math.render(&latex, display)
         } else {
-            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links) {
+            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links, &latex) {
                 Ok(ml) => Ok(ml),
                 Err(lost) => {
                     for k in lost {
@@ -1215,31 +1243,64 @@ mod tests {
         assert_eq!(ids.len(), n);
     }
 
-    /// A claim in math is its HTML (here `<c>…</c>`; on a page its link and certificate)
-    /// in the token its text makes: it used to be its bare text, without either.
+    /// A claim in math is its text in the token it makes, marked as a claim's value: it
+    /// used to be its bare text (the link and certificate around the math: see below).
     #[test]
     fn math_holds_its_claims_html() {
         let (_, b, d) = rendered("Here $n = {{ g.n = 99 }}$ and $\\frac{{1}}{2}$.\n", &[]);
         assert!(d.is_empty(), "{d:?}");
-        assert!(b.html.contains("<mo>=</mo><mn><c>99</c></mn></math>"), "{}", b.html);
+        assert!(b.html.contains("<mo>=</mo><mn class=\"claim-value\">99</mn></math>"), "{}", b.html);
         assert!(!b.html.contains("{{"), "{}", b.html);
         // A set: LaTeX's braces around the claim's value.
         let (_, b, d) = rendered("$S = \\{{{ s.period = 99 }}\\}$\n", &[]);
         assert!(d.is_empty(), "{d:?}");
-        let set = "<mo stretchy=\"false\">{</mo><mn><c>99</c></mn><mo stretchy=\"false\">}</mo>";
+        let set = "<mo stretchy=\"false\">{</mo><mn class=\"claim-value\">99</mn><mo stretchy=\"false\">}</mo>";
         assert!(b.html.contains(set), "{}", b.html);
         // Words go in an `<mtext>`, a claim in `\text{…}` into its text; a subscript holds
         // the whole claim (`x^{{ … }}` is one group).
         let (_, b, d) = rendered("$a = {{ g.w = fifty-five }}$, $\\text{all {{ g.n = 12 }} here}$, $x^{{ g.e = 10 }}$\n", &[]);
         assert!(d.is_empty(), "{d:?}");
-        assert!(b.html.contains("<mtext><c>fifty-five</c></mtext>"), "{}", b.html);
-        assert!(b.html.contains("<mtext>all\u{a0}<c>12</c>\u{a0}here</mtext>"), "{}", b.html);
-        assert!(b.html.contains("<msup><mi>x</mi><mn><c>10</c></mn></msup>"), "{}", b.html);
+        assert!(b.html.contains("<mtext class=\"claim-value\">fifty-five</mtext>"), "{}", b.html);
+        assert!(b.html.contains("<mtext>all\u{a0}<span class=\"claim-value\">12</span>\u{a0}here</mtext>"), "{}", b.html);
+        assert!(b.html.contains("<msup><mi>x</mi><mn class=\"claim-value\">10</mn></msup>"), "{}", b.html);
         // A digit run in the math is never taken for a marker.
         let (_, b, d) = rendered("$908170000 + {{ g.n = 1 }} + 9081710000$\n", &[]);
         assert!(d.is_empty(), "{d:?}");
         assert!(
-            b.html.contains("<mn>908170000</mn>") && b.html.contains("<mn><c>1</c></mn>") && b.html.contains("<mn>9081710000</mn>"),
+            b.html.contains("<mn>908170000</mn>")
+                && b.html.contains("<mn class=\"claim-value\">1</mn>")
+                && b.html.contains("<mn>9081710000</mn>"),
+            "{}",
+            b.html
+        );
+    }
+
+    /// The math with linked claims is wrapped in the first claim's link (a focusable
+    /// element inside `<math>` is not announced: its children are presentational), with
+    /// one certificate holding every claim's; before, the claims in math had neither.
+    #[test]
+    fn math_with_claims_is_wrapped_in_their_link_and_certificate() {
+        let (e, _, d) = rendered("$a = {{ g.n = 3 }} + {{ g.m = 4 }}$\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let html: Vec<String> = (0..2)
+            .map(|i| {
+                format!(
+                    "<span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-{i}-certificate\">{}</a>\
+                     <span class=\"certificate\" role=\"tooltip\" id=\"claim-{i}-certificate\"><b>cert {i}</b></span></span>",
+                    i + 3
+                )
+            })
+            .collect();
+        let text = vec!["3".to_string(), "4".to_string()];
+        let (b, d) = render(&e, &html, &text, &[], &Math::new(&Default::default()).unwrap());
+        assert!(d.is_empty(), "{d:?}");
+        let want = "<p><span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\" aria-label=\"a = {3} + {4}\"><math>";
+        assert!(b.html.starts_with(want), "{}", b.html);
+        assert!(b.html.contains("<mn class=\"claim-value\">3</mn><mo>+</mo><mn class=\"claim-value\">4</mn></math></a>"), "{}", b.html);
+        assert!(
+            b.html.contains(
+                "</a><span class=\"certificate\" role=\"tooltip\" id=\"claim-0-certificate\"><b>cert 0</b> <b>cert 1</b></span></span>"
+            ),
             "{}",
             b.html
         );
@@ -1261,7 +1322,7 @@ mod tests {
     fn a_set_holds_its_claim() {
         let (_, b, d) = rendered("$\\{{{ plain 2 }}, 5\\}$\n", &[]);
         assert!(d.is_empty(), "{d:?}");
-        assert!(b.html.contains("<mo stretchy=\"false\">{</mo><mn><c>2</c></mn><mo>,</mo><mn>5</mn>"), "{}", b.html);
+        assert!(b.html.contains("<mo stretchy=\"false\">{</mo><mn class=\"claim-value\">2</mn><mo>,</mo><mn>5</mn>"), "{}", b.html);
     }
 
     #[test]
