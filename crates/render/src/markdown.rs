@@ -437,12 +437,12 @@ impl<'a> Renderer<'a> {
     /// `ml` (MathML of the marked LaTeX) with each of `links`' markers replaced by its
     /// claim's text, marked `class="claim-value"` (an `<mn>` for a number, an `<mtext>` for
     /// words; in a token's text, as a `<span>` there), and the whole math wrapped in the
-    /// first claim's link (named by `latex`, the math with its claims' text) with one
-    /// certificate holding every claim's. A focusable element
+    /// first claim's link (named by the formula's text) with one certificate holding every
+    /// claim's. A focusable element
     /// may not stand inside `<math>`, whose children are presentational (ARIA), so the
     /// link goes around it. Error: the claims whose marker the MathML does not hold exactly
     /// once (a command such as `\mathbf` changed its digits).
-    fn place_links(&self, mut ml: String, links: &[(String, usize)], latex: &str) -> Result<String, Vec<usize>> {
+    fn place_links(&self, mut ml: String, links: &[(String, usize)]) -> Result<String, Vec<usize>> {
         let lost: Vec<usize> = links.iter().filter(|(marker, _)| ml.matches(marker.as_str()).count() != 1).map(|(_, k)| *k).collect();
         if !lost.is_empty() {
             return Err(lost);
@@ -462,14 +462,29 @@ impl<'a> Renderer<'a> {
         }
         let Some(((open, close, id, _), rest)) = parts.split_first() else { return Ok(ml) };
         let inner: Vec<&str> = std::iter::once(parts[0].3).chain(rest.iter().map(|p| p.3)).collect();
-        // The link's name: axe (and some readers) find none in MathML, so it is the LaTeX
-        // with the claims' text.
-        let open = format!("{} aria-label=\"{}\">", open.strip_suffix('>').unwrap_or(open), escape(latex.trim()));
+        // The link's name: axe (and some readers) compute none from MathML, so it is the
+        // formula's text as shown (its MathML without tags; already escaped for HTML).
+        let open = format!("{} aria-label=\"{}\">", open.strip_suffix('>').unwrap_or(open), shown_text(&ml).replace('"', "&quot;"));
         Ok(format!(
             "<span class=\"claimed\">{open}{ml}{close}<span class=\"certificate\" role=\"tooltip\" id=\"{id}\">{}</span></span>",
             inner.join(" ")
         ))
     }
+}
+
+/// The text of the markup `ml` (its tags dropped, entities kept), as a reader sees it.
+fn shown_text(ml: &str) -> String {
+    let mut out = String::with_capacity(ml.len());
+    let mut in_tag = false;
+    for c in ml.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The pieces of a claim's HTML (`<span class="claimed">OPEN text CLOSE<span
@@ -721,7 +736,7 @@ impl<'a> Renderer<'a> {
         let rendered = if links.is_empty() {
             self.math.render(&latex, display)
         } else {
-            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links, &latex) {
+            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links) {
                 Ok(ml) => Ok(ml),
                 Err(lost) => {
                     for k in lost {
@@ -1294,7 +1309,7 @@ mod tests {
         let text = vec!["3".to_string(), "4".to_string()];
         let (b, d) = render(&e, &html, &text, &[], &Math::new(&Default::default()).unwrap());
         assert!(d.is_empty(), "{d:?}");
-        let want = "<p><span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\" aria-label=\"a = {3} + {4}\"><math>";
+        let want = "<p><span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\" aria-label=\"a=3+4\"><math>";
         assert!(b.html.starts_with(want), "{}", b.html);
         assert!(b.html.contains("<mn class=\"claim-value\">3</mn><mo>+</mo><mn class=\"claim-value\">4</mn></math></a>"), "{}", b.html);
         assert!(
