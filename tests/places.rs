@@ -78,3 +78,33 @@ fn what_an_author_writes_reaches_the_page() {
     let search = std::fs::read_to_string(out.join("search-index.json")).unwrap();
     assert!(search.contains("\"title\":\"Nim on 8 heaps\"") && !search.contains("{{"), "{search}");
 }
+
+/// A claim in math: `$S = \{{{ g.positions = 14 }}\}$` is a set holding the checked value,
+/// with the same link and certificate as a claim in prose. It used to be LaTeX's brace and
+/// a group: the page showed "{g.positions=14}", checked nothing and passed.
+#[test]
+fn a_claim_in_math_is_checked_and_carries_its_certificate() {
+    let essay =
+        format!("---\ntitle: E\n---\n\n{CENSUS}\nThe set $S = \\{{{{{{ g.positions = 14 }}}}\\}}$ and $\\{{{{{{ plain 2 }}}}, 5\\}}$.\n");
+    let d = site(&[("e.md", essay)]);
+    let (code, _, err) = countersign(d.path(), &["check", "--no-cache"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 claim checked"), "{err}");
+    let out = d.path().join("public");
+    let (code, _, err) = countersign(d.path(), &["build", "--no-cache", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(out.join("e/index.html")).unwrap();
+    let brace = |c: char| format!("<mo stretchy=\"false\">{c}</mo>");
+    // The math in the claim's link, the value marked in the MathML, then the certificate.
+    let set = format!(
+        "<span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\" aria-label=\"S={{14}}\"><math><mi>S</mi><mo>=</mo>\
+         {}<mn class=\"claim-value\">14</mn>{}</math></a><span class=\"certificate\" role=\"tooltip\" id=\"claim-0-certificate\">",
+        brace('{'),
+        brace('}')
+    );
+    assert!(page.contains(&set), "{page}");
+    assert!(page.contains("<code>g.positions</code></span> <span class=\"cert-value\">value <b>14</b></span></span></span>"), "{page}");
+    assert!(page.contains(&format!("{}<mn>2</mn><mo>,</mo><mn>5</mn>{}", brace('{'), brace('}'))), "{page}");
+    // Not the claim's source as letters ("positions", "plain").
+    assert!(!page.contains("<mi>o</mi><mi>s</mi><mi>i</mi>") && !page.contains("<mi>l</mi><mi>a</mi><mi>i</mi>"), "{page}");
+}

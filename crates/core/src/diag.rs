@@ -135,6 +135,9 @@ codes! {
     /// A claim where it cannot be shown: a link destination, an image source, a heading's
     /// `{#id}`.
     ClaimMisplaced = "claim-misplaced",
+    /// Text in math that looks like a claim but is not read as one (`\{{ x.y = 1 }}`,
+    /// `{{x.y = 1}}` without a space).
+    ClaimLookalike = "claim-lookalike",
     /// A code fence is never closed.
     UnterminatedFence = "unterminated-fence",
     /// A claim or figure reads an id no census block binds.
@@ -170,6 +173,9 @@ codes! {
     // Rendering.
     /// Math that does not render.
     LatexError = "latex-error",
+    /// Math whose braces do not balance (so it is not read as math at all) or whose
+    /// environment is never closed.
+    MathMalformed = "math-malformed",
     /// A link to an essay that does not exist.
     UnknownEssay = "unknown-essay",
     /// A link to a heading that does not exist.

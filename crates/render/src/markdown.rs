@@ -116,12 +116,16 @@ pub struct Body {
 enum Item<'a> {
     Md(Event<'a>),
     Claim(usize),
-    /// `$…$` or `$$…$$` with its claims' text put in; `filled` when it had claims (its
-    /// LaTeX errors then point at the whole math).
+    /// `$…$` or `$$…$$` with its claims' text put in, each as one group; `filled` when it
+    /// had claims (its LaTeX errors then point at the whole math). `links`: the claims that
+    /// carry a link and a certificate, each with the marker that stands for it in
+    /// `marked` (the LaTeX with markers where those claims' text is in `latex`).
     Math {
         latex: String,
         display: bool,
         filled: bool,
+        marked: String,
+        links: Vec<(String, usize)>,
     },
     /// A whole reference (a citation, a cross-reference, a link without its own text).
     Mark(usize),
@@ -188,6 +192,7 @@ impl Fragment<'_> {
 /// The renderer of one essay: what every stage reads, and what they collect.
 struct Renderer<'a> {
     essay: &'a Essay,
+    claim_html: &'a [String],
     claim_text: &'a [String],
     figure_html: &'a [String],
     math: &'a Math,
@@ -202,11 +207,14 @@ struct Renderer<'a> {
 /// Render `essay`'s body. `claim_html[i]` is the HTML for claim `i` of `essay.claims`,
 /// `claim_text[i]` its plain text (for link text, alt text, titles, math, heading ids and
 /// the table of contents); `figure_html[i]` the HTML for figure block `i`, holding
-/// [`CAPTION_SLOT`] where its caption goes. Math errors, and claims where none can go,
+/// [`CAPTION_SLOT`] where its caption goes. A claim in math whose HTML is more than its
+/// escaped text (a link and a certificate) goes into the MathML as that HTML, in an `<mn>`
+/// (or an `<mtext>` for words), where the HTML standard lets MathML hold HTML. Math errors, and claims where none can go,
 /// come back as diagnostics at their place in the essay.
 pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figure_html: &[String], math: &Math) -> (Body, Vec<Diagnostic>) {
     let mut r = Renderer {
         essay,
+        claim_html,
         claim_text,
         figure_html,
         math,
@@ -380,13 +388,17 @@ impl<'a> Renderer<'a> {
         }
     }
 
-    /// The math `m` (event at `range`) with its claims' text put in.
+    /// The math `m` (event at `range`) with its claims' text put in, each as a group
+    /// (`x^{{ plain 10 }}` is `x^{10}`); a claim with a link and a certificate also gets a
+    /// marker (a run of digits the math does not hold) in the marked LaTeX, for
+    /// [`Renderer::math_html`] to find in the MathML.
     fn math_claims(&mut self, frag: &Fragment<'a>, m: &str, range: &Range<usize>, display: bool) -> Item<'a> {
         let inner = range.start + if display { 2 } else { 1 };
         let claims: Vec<&(Range<usize>, usize)> =
             frag.claims.iter().filter(|(s, _)| range.start <= s.start && s.end <= range.end).collect();
+        let as_is = || Item::Math { latex: m.to_string(), display, filled: false, marked: m.to_string(), links: Vec::new() };
         if claims.is_empty() {
-            return Item::Math { latex: m.to_string(), display, filled: false };
+            return as_is();
         }
         if frag.text.get(inner..inner + m.len()) != Some(m) {
             self.diags.push(
@@ -398,18 +410,103 @@ impl<'a> Renderer<'a> {
                 )
                 .with_hint("write the math on one line, without a block quote's `>` inside it"),
             );
-            return Item::Math { latex: m.to_string(), display, filled: false };
+            return as_is();
         }
-        let mut latex = String::with_capacity(m.len());
+        let stem = marker_stem(m);
+        let (mut latex, mut marked, mut links) = (String::with_capacity(m.len()), String::with_capacity(m.len()), Vec::new());
         let mut last = 0;
         for (s, k) in claims {
+            let text = self.claim_text.get(*k).map_or("", String::as_str);
             latex.push_str(&m[last..s.start - inner]);
-            latex.push_str(self.claim_text.get(*k).map_or("", String::as_str));
+            marked.push_str(&m[last..s.start - inner]);
+            latex.push_str(&format!("{{{text}}}"));
+            if self.claim_html.get(*k).is_some_and(|h| !h.is_empty() && *h != escape(text)) {
+                let marker = format!("{stem}{:04}", links.len());
+                marked.push_str(&format!("{{{marker}}}"));
+                links.push((marker, *k));
+            } else {
+                marked.push_str(&format!("{{{text}}}"));
+            }
             last = s.end - inner;
         }
         latex.push_str(&m[last..]);
-        Item::Math { latex, display, filled: true }
+        marked.push_str(&m[last..]);
+        Item::Math { latex, display, filled: true, marked, links }
     }
+
+    /// `ml` (MathML of the marked LaTeX) with each of `links`' markers replaced by its
+    /// claim's text, marked `class="claim-value"` (an `<mn>` for a number, an `<mtext>` for
+    /// words; in a token's text, as a `<span>` there), and the whole math wrapped in the
+    /// first claim's link (named by the formula's text) with one certificate holding every
+    /// claim's. A focusable element
+    /// may not stand inside `<math>`, whose children are presentational (ARIA), so the
+    /// link goes around it. Error: the claims whose marker the MathML does not hold exactly
+    /// once (a command such as `\mathbf` changed its digits).
+    fn place_links(&self, mut ml: String, links: &[(String, usize)]) -> Result<String, Vec<usize>> {
+        let lost: Vec<usize> = links.iter().filter(|(marker, _)| ml.matches(marker.as_str()).count() != 1).map(|(_, k)| *k).collect();
+        if !lost.is_empty() {
+            return Err(lost);
+        }
+        let mut parts = Vec::new();
+        for (marker, k) in links {
+            let text = escape(self.claim_text.get(*k).map_or("", String::as_str));
+            let alone = format!("<mn>{marker}</mn>");
+            if ml.contains(&alone) {
+                let numeric = !text.is_empty() && text.chars().all(|c| c.is_ascii_digit() || ",.−-\u{2009}\u{202f} ".contains(c));
+                let tag = if numeric { "mn" } else { "mtext" };
+                ml = ml.replacen(&alone, &format!("<{tag} class=\"claim-value\">{text}</{tag}>"), 1);
+            } else {
+                ml = ml.replacen(marker.as_str(), &format!("<span class=\"claim-value\">{text}</span>"), 1);
+            }
+            parts.extend(claim_parts(self.claim_html.get(*k).map_or("", String::as_str)));
+        }
+        let Some(((open, close, id, _), rest)) = parts.split_first() else { return Ok(ml) };
+        let inner: Vec<&str> = std::iter::once(parts[0].3).chain(rest.iter().map(|p| p.3)).collect();
+        // The link's name: axe (and some readers) compute none from MathML, so it is the
+        // formula's text as shown (its MathML without tags; already escaped for HTML).
+        let open = format!("{} aria-label=\"{}\">", open.strip_suffix('>').unwrap_or(open), shown_text(&ml).replace('"', "&quot;"));
+        Ok(format!(
+            "<span class=\"claimed\">{open}{ml}{close}<span class=\"certificate\" role=\"tooltip\" id=\"{id}\">{}</span></span>",
+            inner.join(" ")
+        ))
+    }
+}
+
+/// The text of the markup `ml` (its tags dropped, entities kept), as a reader sees it.
+fn shown_text(ml: &str) -> String {
+    let mut out = String::with_capacity(ml.len());
+    let mut in_tag = false;
+    for c in ml.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The pieces of a claim's HTML (`<span class="claimed">OPEN text CLOSE<span
+/// class="certificate" role="tooltip" id="ID">INNER</span></span>`, as the page writes it):
+/// the opening tag of its link, the closing tag, the certificate's id and its inner HTML.
+/// None for other HTML.
+fn claim_parts(html: &str) -> Option<(&str, &str, &str, &str)> {
+    let rest = html.strip_prefix("<span class=\"claimed\">")?.strip_suffix("</span>")?;
+    let open = &rest[..rest.find('>')? + 1];
+    let cert = rest.find("<span class=\"certificate\"")?;
+    let close = &rest[rest[..cert].rfind("</")?..cert];
+    let tag = &rest[cert..];
+    let id_at = tag.find(" id=\"")? + 5;
+    let id = &tag[id_at..id_at + tag[id_at..].find('"')?];
+    let inner = tag[tag.find('>')? + 1..].strip_suffix("</span>")?;
+    Some((open, close, id, inner))
+}
+
+/// A run of digits that `latex` does not hold, which with four digits more makes the
+/// markers of one math's claims (distinct, of one length, so none holds another).
+fn marker_stem(latex: &str) -> String {
+    (0u32..).map(|salt| format!("90817{salt}")).find(|stem| !latex.contains(stem.as_str())).unwrap_or_default()
 }
 
 /// Text event `t` at `range`, split at the claims it meets: the text outside them, and
@@ -594,11 +691,11 @@ impl<'a> Renderer<'a> {
                 _ if skipping => continue,
                 Item::Md(Event::Start(Tag::Image { .. })) => images += 1,
                 Item::Md(Event::End(TagEnd::Image)) => images = images.saturating_sub(1),
-                Item::Math { latex, display, filled } => {
+                Item::Math { latex, display, filled, marked, links } => {
                     let ev = if images > 0 {
                         Event::Text(CowStr::from(if display { format!("$${latex}$$") } else { format!("${latex}$") }))
                     } else {
-                        self.math_html(frag, latex, display, filled, &range)
+                        self.math_html(frag, MathSource { latex, display, filled, marked, links }, &range)
                     };
                     out.push((Item::Md(ev), range));
                     continue;
@@ -631,22 +728,37 @@ impl<'a> Renderer<'a> {
         out.push((Item::Md(Event::Html(CowStr::from(after.to_string()))), 0..0));
     }
 
-    /// MathML for `latex` (a display equation numbered, `\label{eq:name}` naming it), or
-    /// the LaTeX as code with a diagnostic.
-    fn math_html(&mut self, frag: &Fragment<'a>, mut latex: String, display: bool, filled: bool, range: &Range<usize>) -> Event<'a> {
-        // `\label{eq:name}` names a display equation; blanked to spaces so that error
-        // offsets still point into the source.
-        let mut label = None;
-        if display {
-            if let Some(a) = latex.find("\\label{") {
-                if let Some(b) = latex[a..].find('}') {
-                    let name = latex[a + 7..a + b].trim();
-                    label = Some(name.strip_prefix("eq:").unwrap_or(name).to_string());
-                    latex.replace_range(a..a + b + 1, &" ".repeat(b + 1));
+    /// MathML for `src` (a display equation numbered, `\label{eq:name}` naming it, its
+    /// linked claims as their HTML), or the LaTeX as code with a diagnostic.
+    fn math_html(&mut self, frag: &Fragment<'a>, src: MathSource, range: &Range<usize>) -> Event<'a> {
+        let MathSource { mut latex, display, filled, mut marked, links } = src;
+        let label = if display { equation_label(&mut latex).inspect(|_| _ = equation_label(&mut marked)) } else { None };
+        let rendered = if links.is_empty() {
+            self.math.render(&latex, display)
+        } else {
+            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links) {
+                Ok(ml) => Ok(ml),
+                Err(lost) => {
+                    for k in lost {
+                        let span = self.essay.claims[k].span.clone();
+                        self.diags.push(
+                            Diagnostic::error(
+                                Code::ClaimMisplaced,
+                                &self.essay.file,
+                                span,
+                                "this claim in math cannot carry its link and certificate",
+                            )
+                            .with_label("in this claim")
+                            .with_hint(
+                                "a command around it (`\\mathbf{…}`, `\\mathbb{…}`) changes its characters: move the claim out of it",
+                            ),
+                        );
+                    }
+                    self.math.render(&latex, display)
                 }
-            }
-        }
-        match self.math.render(&latex, display) {
+            })
+        };
+        match rendered {
             Ok(ml) if display => {
                 let number = self.equations.len() + 1;
                 let id = match &label {
@@ -668,15 +780,39 @@ impl<'a> Renderer<'a> {
                 } else {
                     frag.to_file(start + e.span.start.min(latex.len())..start + e.span.end.min(latex.len()))
                 };
+                let (what, hint) = match e.code {
+                    Code::MathMalformed => ("malformed math", "close each `\\begin{name}` with its own `\\end{name}`, the innermost first"),
+                    _ => ("LaTeX error", "math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml"),
+                };
                 self.diags.push(
-                    Diagnostic::error(Code::LatexError, &self.essay.file, span, format!("LaTeX error: {}", e.message))
+                    Diagnostic::error(e.code, &self.essay.file, span, format!("{what}: {}", e.message))
                         .with_label("in this math")
-                        .with_hint("math-core renders a subset of LaTeX; define shared macros under math.macros in countersign.yaml"),
+                        .with_hint(hint),
                 );
                 Event::Code(CowStr::from(latex))
             }
         }
     }
+}
+
+/// What [`Renderer::math_html`] renders: the fields of an [`Item::Math`].
+struct MathSource {
+    latex: String,
+    display: bool,
+    filled: bool,
+    marked: String,
+    links: Vec<(String, usize)>,
+}
+
+/// The name given by the first `\label{eq:name}` of `latex` (a display equation), the
+/// label blanked to spaces so that error offsets still point into the source.
+fn equation_label(latex: &mut String) -> Option<String> {
+    let a = latex.find("\\label{")?;
+    let b = latex[a..].find('}')?;
+    let name = latex[a + 7..a + b].trim();
+    let label = name.strip_prefix("eq:").unwrap_or(name).to_string();
+    latex.replace_range(a..a + b + 1, &" ".repeat(b + 1));
+    Some(label)
 }
 
 /// Unique heading ids in linear time: a used set, and for each stem the next suffix to try.
@@ -1122,12 +1258,86 @@ mod tests {
         assert_eq!(ids.len(), n);
     }
 
+    /// A claim in math is its text in the token it makes, marked as a claim's value: it
+    /// used to be its bare text (the link and certificate around the math: see below).
     #[test]
-    fn math_holds_its_claims_text() {
+    fn math_holds_its_claims_html() {
         let (_, b, d) = rendered("Here $n = {{ g.n = 99 }}$ and $\\frac{{1}}{2}$.\n", &[]);
         assert!(d.is_empty(), "{d:?}");
-        assert!(b.html.contains("<mn>99</mn>"), "{}", b.html);
+        assert!(b.html.contains("<mo>=</mo><mn class=\"claim-value\">99</mn></math>"), "{}", b.html);
         assert!(!b.html.contains("{{"), "{}", b.html);
+        // A set: LaTeX's braces around the claim's value.
+        let (_, b, d) = rendered("$S = \\{{{ s.period = 99 }}\\}$\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let set = "<mo stretchy=\"false\">{</mo><mn class=\"claim-value\">99</mn><mo stretchy=\"false\">}</mo>";
+        assert!(b.html.contains(set), "{}", b.html);
+        // Words go in an `<mtext>`, a claim in `\text{…}` into its text; a subscript holds
+        // the whole claim (`x^{{ … }}` is one group).
+        let (_, b, d) = rendered("$a = {{ g.w = fifty-five }}$, $\\text{all {{ g.n = 12 }} here}$, $x^{{ g.e = 10 }}$\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("<mtext class=\"claim-value\">fifty-five</mtext>"), "{}", b.html);
+        assert!(b.html.contains("<mtext>all\u{a0}<span class=\"claim-value\">12</span>\u{a0}here</mtext>"), "{}", b.html);
+        assert!(b.html.contains("<msup><mi>x</mi><mn class=\"claim-value\">10</mn></msup>"), "{}", b.html);
+        // A digit run in the math is never taken for a marker.
+        let (_, b, d) = rendered("$908170000 + {{ g.n = 1 }} + 9081710000$\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(
+            b.html.contains("<mn>908170000</mn>")
+                && b.html.contains("<mn class=\"claim-value\">1</mn>")
+                && b.html.contains("<mn>9081710000</mn>"),
+            "{}",
+            b.html
+        );
+    }
+
+    /// The math with linked claims is wrapped in the first claim's link (a focusable
+    /// element inside `<math>` is not announced: its children are presentational), with
+    /// one certificate holding every claim's; before, the claims in math had neither.
+    #[test]
+    fn math_with_claims_is_wrapped_in_their_link_and_certificate() {
+        let (e, _, d) = rendered("$a = {{ g.n = 3 }} + {{ g.m = 4 }}$\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let html: Vec<String> = (0..2)
+            .map(|i| {
+                format!(
+                    "<span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-{i}-certificate\">{}</a>\
+                     <span class=\"certificate\" role=\"tooltip\" id=\"claim-{i}-certificate\"><b>cert {i}</b></span></span>",
+                    i + 3
+                )
+            })
+            .collect();
+        let text = vec!["3".to_string(), "4".to_string()];
+        let (b, d) = render(&e, &html, &text, &[], &Math::new(&Default::default()).unwrap());
+        assert!(d.is_empty(), "{d:?}");
+        let want = "<p><span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-0-certificate\" aria-label=\"a=3+4\"><math>";
+        assert!(b.html.starts_with(want), "{}", b.html);
+        assert!(b.html.contains("<mn class=\"claim-value\">3</mn><mo>+</mo><mn class=\"claim-value\">4</mn></math></a>"), "{}", b.html);
+        assert!(
+            b.html.contains(
+                "</a><span class=\"certificate\" role=\"tooltip\" id=\"claim-0-certificate\"><b>cert 0</b> <b>cert 1</b></span></span>"
+            ),
+            "{}",
+            b.html
+        );
+    }
+
+    /// A command that changes a claim's characters leaves no place for its link: an error
+    /// at the claim (the math is shown with its text).
+    #[test]
+    fn a_claim_whose_link_cannot_be_placed_is_an_error() {
+        let (e, b, d) = rendered("$\\mathbf{{{ g.n = 12 }}}$\n", &[]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, Code::ClaimMisplaced);
+        assert_eq!(&e.source[d[0].span.clone()], "{{ g.n = 12 }}");
+        assert!(b.html.contains("<math>"), "{}", b.html);
+    }
+
+    /// `$\{{{ plain 2 }}, 5\}$` was LaTeX's brace and the group "plain 2": a set of 2 and 5.
+    #[test]
+    fn a_set_holds_its_claim() {
+        let (_, b, d) = rendered("$\\{{{ plain 2 }}, 5\\}$\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert!(b.html.contains("<mo stretchy=\"false\">{</mo><mn class=\"claim-value\">2</mn><mo>,</mo><mn>5</mn>"), "{}", b.html);
     }
 
     #[test]

@@ -3,16 +3,25 @@
 //!
 //! Everything is found from pulldown-cmark's offset iterator, never by a bare regex over
 //! the source, so a `{{` in a code span of three backticks, a `~~~` fence, an indented code
-//! block or an HTML comment is left alone. In math (`$…$`, `$$…$$`) a claim is read when
-//! `{{` is followed by a space and the text reads as a claim (`$n = {{ g.n = 99 }}$`); it
-//! is checked like any other and its text goes into the formula. LaTeX's own `{{x}}` (a
-//! group in a group) is left alone.
+//! block or an HTML comment is left alone.
+//!
+//! Where a claim opens, in prose and math alike: a backslash escapes the character after
+//! it, and in a run of unescaped `{` the last two open the claim. So `\{{` is a literal
+//! `{{` in prose, and in math `\{{{ s.n = 7 }}\}` is LaTeX's brace `\{`, a claim and `\}`
+//! (a set holding the claim's value), and `x_{{{ plain 3 }}}` a subscript holding one. In
+//! math (`$…$`, `$$…$$`) the opening `{{` must be followed by a space (`$n = {{ g.n = 99
+//! }}$`), so LaTeX's own `{{x}}` (a group in a group) is left alone; a claim there is
+//! checked like any other and its text goes into the formula. Whatever looks like a claim
+//! in math but is not read as one (`\{{ x.y = 1 }}`, `{{x.y = 1}}`) is an error
+//! ([`Code::ClaimLookalike`]), as is a `$…$` whose braces do not balance, which
+//! pulldown-cmark does not read as math and would publish as raw TeX
+//! ([`Code::MathMalformed`]).
 
 use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::claim::{parse_claim, Claim, ClaimSyntaxError};
+use super::claim::{parse_claim, Claim, ClaimKind, ClaimSyntaxError};
 use crate::diag::Code;
 
 /// The pulldown-cmark options every pass over an essay uses (scanning and rendering must
@@ -142,9 +151,11 @@ pub fn scan(text: &str, base: usize) -> Scan {
     let math = std::mem::take(&mut out.math);
     find_claims(text, base, &math, &mut out);
     for r in &math {
-        claims_in_math(&text[r.clone()], base + r.start, &mut out.claims);
+        claims_in_math(&text[r.clone()], base + r.start, &mut out.claims, &mut out.errors);
+        out.errors.extend(dollar_in_math(&text[r.clone()], base + r.start));
     }
     out.claims.sort_by_key(|c| c.span.start);
+    unread_math(text, base, &out.excluded, &math, &out.claims, &mut out.errors);
     for r in html {
         claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
     }
@@ -261,27 +272,260 @@ fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
     }
 }
 
-/// Claims in the math `raw` (its source, delimiters included, at offset `base`): a `{{`
-/// followed by whitespace whose text up to `}}` reads as a claim. Anything else is LaTeX.
-fn claims_in_math(raw: &str, base: usize, claims: &mut Vec<Claim>) {
-    let mut i = 0;
-    while let Some(found) = raw[i..].find("{{") {
-        let at = i + found;
-        i = at + 2;
-        if !raw[at + 2..].starts_with(char::is_whitespace) {
-            continue;
+/// How a pair of braces `{{` stands in a text, as the claim scanner reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pair {
+    /// The last two braces of a run of unescaped `{`: a claim opens here.
+    Opener,
+    /// A backslash escapes the first brace (`\{{`): in prose a literal `{{`, in math
+    /// LaTeX's brace `\{` and a group.
+    Escaped,
+}
+
+/// The next brace pair in `text` at or after `from`: the offset of its first brace and
+/// how it stands. A backslash escapes the character after it (CommonMark's escape in
+/// prose, a control symbol such as `\{` or `\\` in LaTeX); in a run of unescaped `{` the
+/// last two are the pair. After an [`Pair::Escaped`] pair at `at`, look again from `at + 1`
+/// (the braces after the escaped one may still open a claim).
+fn next_pair(text: &str, from: usize) -> Option<(usize, Pair)> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if b.get(i + 1) == Some(&b'{') && b.get(i + 2) == Some(&b'{') => return Some((i + 1, Pair::Escaped)),
+            b'\\' => i += 2,
+            b'{' => {
+                let run = b[i..].iter().take_while(|&&c| c == b'{').count();
+                if run >= 2 {
+                    return Some((i + run - 2, Pair::Opener));
+                }
+                i += run;
+            }
+            _ => i += 1,
         }
-        let Some(close) = claim_close(&raw[at + 2..]) else { continue };
-        let span = base + at..base + at + 2 + close + 2;
-        if let Ok(c) = parse_claim(&raw[at + 2..at + 2 + close], base + at + 2, span) {
-            claims.push(c);
-            i = at + 2 + close + 2;
-        }
+    }
+    None
+}
+
+/// True when `inner` (the text between `{{` and `}}`) reads as a claim an author meant: it
+/// holds `=`, or parses as a check, an assert, `plain`, or an interpolation of a path with
+/// a key (`x.y`, `x[0]`; a bare `{{a}}` is LaTeX's group in a group).
+fn looks_like_claim(inner: &str) -> bool {
+    if inner.contains('=') {
+        return true;
+    }
+    match parse_claim(inner, 0, 0..0) {
+        Ok(Claim { kind: ClaimKind::Interpolate { .. }, .. }) => inner.contains(['.', '[']),
+        Ok(_) => true,
+        Err(_) => false,
     }
 }
 
+/// Claims in the math `raw` (its source, delimiters included, at offset `base`): a claim
+/// opens at a `{{` (see [`next_pair`]) followed by whitespace, and its syntax errors go to
+/// `errors`. A `{{` that is not followed by whitespace, or whose first brace is escaped
+/// (`\{{`), is LaTeX; when its text up to `}}` looks like a claim it is an error.
+fn claims_in_math(raw: &str, base: usize, claims: &mut Vec<Claim>, errors: &mut Vec<ClaimSyntaxError>) {
+    let mut from = 0;
+    while let Some((at, pair)) = next_pair(raw, from) {
+        let rest = &raw[at + 2..];
+        from = at + 2;
+        if pair == Pair::Escaped {
+            from = at + 1;
+            if !rest.starts_with('{') {
+                errors.extend(lookalike(raw, at, base, pair));
+            }
+            continue;
+        }
+        if !rest.starts_with(char::is_whitespace) {
+            errors.extend(lookalike(raw, at, base, pair));
+            continue;
+        }
+        let Some(close) = claim_close(rest) else {
+            let line_end = rest.find('\n').unwrap_or(rest.len());
+            errors.push(ClaimSyntaxError {
+                code: Code::ClaimSyntax,
+                message: "unterminated claim: in math `{{` and a space open a claim, and no `}}` closes it in the paragraph".into(),
+                span: base + at..base + at + 2 + line_end,
+                hint: "close the claim with `}}`; LaTeX's group in a group is `{{x}}`, with no space after `{{`".into(),
+            });
+            continue;
+        };
+        let span = base + at..base + at + 2 + close + 2;
+        match parse_claim(&rest[..close], base + at + 2, span) {
+            Ok(c) => claims.push(c),
+            Err(e) => errors.push(e),
+        }
+        from = at + 2 + close + 2;
+    }
+}
+
+/// The error for the pair at `at` of the math `raw` (at `base`) that LaTeX reads and the
+/// scanner does not, when its text up to `}}` looks like a claim.
+fn lookalike(raw: &str, at: usize, base: usize, pair: Pair) -> Option<ClaimSyntaxError> {
+    let rest = &raw[at + 2..];
+    let close = claim_close(rest)?;
+    let inner = &rest[..close];
+    if !looks_like_claim(inner) {
+        return None;
+    }
+    let end = base + at + 2 + close + 2;
+    let t = inner.trim();
+    Some(match pair {
+        Pair::Escaped => ClaimSyntaxError {
+            code: Code::ClaimLookalike,
+            message: "`\\{{` in math is LaTeX's brace `\\{` and a group, not a claim: this would be published unchecked".into(),
+            span: base + at - 1..end,
+            hint: format!("for a brace and a claim write `\\{{{{{{ {t} }}}}` (a claim opens at the last two of the braces)"),
+        },
+        Pair::Opener => ClaimSyntaxError {
+            code: Code::ClaimLookalike,
+            message: "this looks like a claim, but in math a claim opens with `{{` and a space: it would be published unchecked".into(),
+            span: base + at..end,
+            hint: format!("write `{{{{ {t} }}}}` for a claim; for LaTeX's groups put a space between the braces: `{{ {{…}} }}`"),
+        },
+    })
+}
+
+/// Errors for each `$…$` or `$$…$$` in `text` (at `base`) that pulldown-cmark did not read
+/// as math because its braces do not balance (it would be published as raw TeX). Code,
+/// raw HTML, the math (`excluded`, `math`: offsets into `text`) and claims (`claims`,
+/// offsets plus `base`) are masked; each paragraph is read on its own. A `$` opens when
+/// the next character is not whitespace, and closes when the one before is not (as
+/// pulldown-cmark reads them); `\$` is a dollar sign.
+fn unread_math(
+    text: &str,
+    base: usize,
+    excluded: &[Range<usize>],
+    math: &[Range<usize>],
+    claims: &[Claim],
+    errors: &mut Vec<ClaimSyntaxError>,
+) {
+    if !text.contains('$') {
+        return;
+    }
+    let mut masked = text.as_bytes().to_vec();
+    let in_text = claims.iter().map(|c| c.span.start.saturating_sub(base)..c.span.end.saturating_sub(base));
+    for r in excluded.iter().chain(math).cloned().chain(in_text) {
+        for b in &mut masked[r.start.min(text.len())..r.end.min(text.len())] {
+            if *b != b'\n' {
+                *b = b'x';
+            }
+        }
+    }
+    let mut start = 0;
+    while start < masked.len() {
+        let mut end = start;
+        // The paragraph runs to the next blank line (spaces, tabs and `>` only).
+        loop {
+            let line_end = masked[end..].iter().position(|&b| b == b'\n').map_or(masked.len(), |n| end + n + 1);
+            let blank = masked[end..line_end].iter().all(|b| b" \t\r\n>".contains(b));
+            end = line_end;
+            if blank || end >= masked.len() {
+                break;
+            }
+        }
+        for (open, close) in unbalanced_dollars(&masked[start..end]) {
+            // An unterminated claim unbalances the braces too: its own error says enough.
+            let (from, to) = (base + start + open, base + start + close);
+            if errors.iter().any(|e| from <= e.span.start && e.span.start < to) {
+                continue;
+            }
+            let line_end = text[start + open..].find('\n').map_or(text.len(), |n| start + open + n);
+            errors.push(ClaimSyntaxError {
+                code: Code::MathMalformed,
+                message: "math whose braces do not balance: it is not read as math, and would be published as raw TeX".into(),
+                span: base + start + open..base + (start + close).min(line_end).max(start + open + 1),
+                hint: "balance the braces between the dollars; a brace shown in math is `\\{` or `\\}`, a dollar sign in prose `\\$`"
+                    .into(),
+            });
+        }
+        start = end;
+    }
+}
+
+/// An error when the math `raw` (delimiters included, at `base`) holds an unescaped `$`:
+/// pulldown-cmark then paired dollars across braces that do not balance (`$x^{2$ and
+/// $y}$` is one math), and the math is not what was written.
+fn dollar_in_math(raw: &str, base: usize) -> Option<ClaimSyntaxError> {
+    let d = if raw.starts_with("$$") && raw.len() >= 4 { 2 } else { 1 };
+    let inner = raw.get(d..raw.len().saturating_sub(d))?;
+    let b = inner.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'$' => {
+                let at = base + d + i;
+                return Some(ClaimSyntaxError {
+                    code: Code::MathMalformed,
+                    message: "a `$` inside math: the braces between two dollars do not balance, so Markdown paired other dollars".into(),
+                    span: base..at + 1,
+                    hint: "balance the braces of each `$…$`; a brace shown in math is `\\{` or `\\}`, a dollar sign `\\$`".into(),
+                });
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// In one paragraph `p` (masked bytes), each `$…$` or `$$…$$` whose braces do not balance:
+/// the offsets of its opening `$` and of the end of its closing one.
+fn unbalanced_dollars(p: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < p.len() {
+        match p[i] {
+            b'\\' => i += 2,
+            b'$' => {
+                let d = if p.get(i + 1) == Some(&b'$') { 2 } else { 1 };
+                let opens = d == 2 || p.get(i + 1).is_some_and(|b| !b.is_ascii_whitespace());
+                if !opens {
+                    i += d;
+                    continue;
+                }
+                let (mut j, mut depth, mut negative) = (i + d, 0i64, false);
+                let mut closed = None;
+                while j < p.len() {
+                    match p[j] {
+                        b'\\' => j += 1,
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            negative |= depth < 0;
+                        }
+                        b'$' if d == 2 && p.get(j + 1) == Some(&b'$') => {
+                            closed = Some(j + 2);
+                            break;
+                        }
+                        b'$' if d == 1 && !p[j - 1].is_ascii_whitespace() => {
+                            closed = Some(j + 1);
+                            break;
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                match closed {
+                    Some(end) => {
+                        if depth != 0 || negative {
+                            out.push((i, end));
+                        }
+                        i = end;
+                    }
+                    None => i += d,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
 /// Claims in `text` (offset `base`) where `skip(at)` is false for the `{{` at `at`;
-/// syntax errors and unterminated claims go to `errors`.
+/// syntax errors and unterminated claims go to `errors`. A claim opens at a `{{` as
+/// [`next_pair`] reads it; an escaped `\{{` is a literal `{{`.
 pub(crate) fn claims_where(
     text: &str,
     base: usize,
@@ -289,17 +533,14 @@ pub(crate) fn claims_where(
     claims: &mut Vec<Claim>,
     errors: &mut Vec<ClaimSyntaxError>,
 ) {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while let Some(found) = text[i..].find("{{") {
-        let at = i + found;
-        i = at + 2;
-        if skip(at) {
+    let mut from = 0;
+    while let Some((at, pair)) = next_pair(text, from) {
+        from = at + 2;
+        if pair == Pair::Escaped {
+            from = at + 1;
             continue;
         }
-        // `\{{` is a literal `{{` (an odd number of backslashes escapes it).
-        let slashes = bytes[..at].iter().rev().take_while(|&&b| b == b'\\').count();
-        if slashes % 2 == 1 {
+        if skip(at) {
             continue;
         }
         // The claim ends at the first `}}`, which must come before a blank line.
@@ -312,7 +553,7 @@ pub(crate) fn claims_where(
                     Ok(c) => claims.push(c),
                     Err(e) => errors.push(e),
                 }
-                i = at + 2 + close + 2;
+                from = at + 2 + close + 2;
             }
             None => {
                 let line_end = rest.find('\n').unwrap_or(rest.len());
@@ -335,7 +576,6 @@ fn find_claims(text: &str, base: usize, math: &[Range<usize>], out: &mut Scan) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::claim::ClaimKind;
 
     fn stated(s: &Scan) -> Vec<String> {
         s.claims
@@ -355,7 +595,7 @@ mod tests {
         let s = scan(text, 0);
         // Claims in math are read (and checked); one in `$…{{x}}…$` without a space is LaTeX.
         assert_eq!(stated(&s), vec!["1", "7", "8", "10"], "{:?}", s.errors);
-        assert!(scan("$\\frac{{a}}{2}$ and $x_{{{ plain 3 }}}$", 0).claims.is_empty());
+        assert!(scan("$\\frac{{a}}{2}$ and $\\frac{{x_1}}{{2}}$", 0).claims.is_empty());
         // ... but one in raw HTML (not a comment) would be published unchecked: an error.
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
         assert!(s.errors[0].code == Code::ClaimInHtml && text[s.errors[0].span.clone()] == *"{{ x.i = 9 }}");
@@ -367,6 +607,8 @@ mod tests {
     #[test]
     fn escapes_and_unterminated_claims() {
         let s = scan("\\{{ not a claim }} but {{ x.y = 3 }}\n\n{{ x.z = 4\n\nnext", 0);
+        // `\\{{{` is an escaped brace and a claim; `\\\\{{` an escaped backslash and a claim.
+        assert_eq!(stated(&scan("\\{{{ x.a = 1 }}\\} and \\\\{{ x.b = 2 }} and {{{ x.c = 3 }}}", 0)), vec!["1", "2", "3"]);
         assert_eq!(stated(&s), vec!["3"]);
         assert_eq!(s.errors.len(), 1);
         assert_eq!(s.errors[0].code, Code::ClaimSyntax, "{:?}", s.errors);
@@ -378,6 +620,91 @@ mod tests {
             assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.claims);
         }
         assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
+    }
+
+    /// Where a claim opens in math: a backslash escapes one character, and in a run of
+    /// braces the last two open the claim. `\{{{ … }}\}` was LaTeX's brace and a group, so
+    /// the claim in it was published unchecked ("{s.period = 99}").
+    #[test]
+    fn claims_in_math_open_at_the_last_two_braces() {
+        for (text, want) in [
+            ("$S = \\{{{ s.period = 99 }}\\}$", vec!["99"]),
+            ("$\\{{{ plain 2 }}, 5\\}$", vec!["Plain { text: \"2\" }"]),
+            ("$x_{{{ plain 3 }}}$", vec!["Plain { text: \"3\" }"]),
+            ("$$\\{{{ a.b = 1 }}, {{ a.c = 2 }}\\}$$", vec!["1", "2"]),
+            ("$\\\\{{ a.b = 4 }}$", vec!["4"]),
+        ] {
+            let s = scan(text, 0);
+            assert_eq!(stated(&s), want, "{text:?}: {:?}", s.errors);
+            assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
+        }
+        // The claim's span is the `{{ … }}` after the brace.
+        let s = scan("$S = \\{{{ s.period = 99 }}\\}$", 10);
+        assert_eq!(s.claims[0].span, 17..36);
+    }
+
+    /// What looks like a claim in math but is not read as one is an error at it; LaTeX's
+    /// own groups are left alone.
+    #[test]
+    fn claim_lookalikes_in_math_are_errors() {
+        for (text, at) in [
+            ("${\\{{ s.period = 99 }}$", "\\{{ s.period = 99 }}"),
+            ("$a {{x.y = 1}}$", "{{x.y = 1}}"),
+            ("$a {{plain 3}}$", "{{plain 3}}"),
+            ("$a {{x.y}} b$", "{{x.y}}"),
+        ] {
+            let s = scan(text, 0);
+            assert!(s.claims.is_empty(), "{text:?}");
+            assert_eq!(s.errors.len(), 1, "{text:?}: {:?}", s.errors);
+            assert_eq!(s.errors[0].code, Code::ClaimLookalike, "{text:?}");
+            assert_eq!(&text[s.errors[0].span.clone()], at, "{text:?}");
+        }
+        // With its `\\}` the braces do not balance, so it is not math at all: an error too.
+        let s = scan("$\\{{ s.period = 99 }}\\}$", 0);
+        assert!(s.claims.is_empty() && s.errors.len() == 1 && s.errors[0].code == Code::MathMalformed, "{:?}", s.errors);
+        // A claim in math that does not parse, or is never closed, is an error too.
+        for text in ["$a {{ \\alpha }}$", "$a {{ x.y = 1 } }$"] {
+            let s = scan(text, 0);
+            assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.errors);
+            assert_eq!(s.errors[0].code, Code::ClaimSyntax, "{text:?}");
+        }
+        for text in ["$\\frac{{a}}{2}$", "$\\{ {a} \\}$", "$\\{{a}\\}$", "$x^{{2}}$"] {
+            let s = scan(text, 0);
+            assert!(s.claims.is_empty() && s.errors.is_empty(), "{text:?}: {:?}", s.errors);
+        }
+    }
+
+    /// pulldown-cmark reads no math whose braces do not balance, so `$x^{2$` was published
+    /// as raw TeX, with no error.
+    #[test]
+    fn math_whose_braces_do_not_balance_is_an_error() {
+        for (text, at) in [
+            ("a $x^{2$ b", "$x^{2$"),
+            ("a $x}$ b", "$x}$"),
+            ("a $$x^{2$$ b", "$$x^{2$$"),
+            ("a\\$ and $\\frac{1}{2$ b", "$\\frac{1}{2$"),
+            ("ok $x$ and\nthen $y^{ {{ g.n = 5 }}$.", "$y^{ {{ g.n = 5 }}$"),
+        ] {
+            let s = scan(text, 0);
+            let e: Vec<_> = s.errors.iter().filter(|e| e.code == Code::MathMalformed).collect();
+            assert_eq!(e.len(), 1, "{text:?}: {:?}", s.errors);
+            assert_eq!(&text[e[0].span.clone()], at, "{text:?}");
+        }
+        // Math that Markdown paired across unbalanced braces holds a `$`.
+        assert_eq!(dollar_in_math("$x^{2$ and $y}$", 10).map(|e| (e.code, e.span)), Some((Code::MathMalformed, 10..16)));
+        for whole in ["$a \\$ b$", "$$a$$", "$$x^{2}$$", "$a$"] {
+            assert!(dollar_in_math(whole, 0).is_none(), "{whole}");
+        }
+        for text in [
+            "costs $5 and $6, or \\$7",
+            "$\\{ x$ and $x^{2 and y}$",
+            "`$x^{2$` and\n\n```\n$y}$\n```\n",
+            "a $x^{2\n\nb$",
+            "<div>\n$x}$\n</div>\n",
+        ] {
+            let s = scan(text, 0);
+            assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
+        }
     }
 
     #[test]
