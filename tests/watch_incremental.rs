@@ -137,7 +137,7 @@ impl Site {
     /// whether the site built without errors.
     fn step(&mut self, what: &str) -> (Work, bool, pipeline::Stats) {
         let opts = self.opts();
-        let run = pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None })
+        let run = pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None, sink: None })
             .expect("nothing cancels this run");
         let full = pipeline::run(&opts, None);
         let inc = run.output.as_ref().expect("the incremental run renders");

@@ -18,7 +18,7 @@ pub mod template_cycles;
 pub mod template_names;
 pub mod view;
 
-pub use view::{Output, SiteFiles, Theme};
+pub use view::{Discard, Output, Sink, SiteFiles, Theme};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -490,8 +490,22 @@ pub struct Memo {
     files: HashMap<String, (Key, Option<Vec<u8>>)>,
     /// The static files of the last render: a BLAKE3 hash of each one's bytes.
     statics: BTreeMap<String, Key>,
+    /// Keep no page, figure or `results.json` once it went to the sink (see
+    /// [`Memo::forgetful`]).
+    forget: bool,
     /// What the latest render made afresh.
     pub last: Rendered,
+}
+
+impl Memo {
+    /// A memory for one render only (`build`, `check`): each essay's page, figures and
+    /// `results.json` are dropped as soon as they went to the sink, so a render holds the
+    /// bytes of one page at a time besides the essays' bodies (which every page's links
+    /// read) and what the site's listings take from each page. It renders what
+    /// `Memo::default()` does, byte for byte; a second render with it reuses less.
+    pub fn forgetful() -> Memo {
+        Memo { forget: true, ..Memo::default() }
+    }
 }
 
 /// Take `name` from `old` when its key is `key`, else make it; either way keep it in `new`
@@ -517,7 +531,7 @@ fn reuse_or<T>(
 struct Files<'a> {
     old: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
     new: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
-    out: &'a mut Output,
+    out: &'a mut dyn Sink,
     /// Counter of the files made afresh.
     made: &'a mut usize,
 }
@@ -533,7 +547,7 @@ impl Files<'_> {
             }
         };
         if let Some(b) = &bytes {
-            self.out.insert(path, b.clone());
+            self.out.file(path, b);
         }
         self.new.insert(path.to_string(), (key, bytes));
     }
@@ -545,14 +559,14 @@ impl Files<'_> {
         let key = Keyer::new(template).part(templates.0).part(ctx.to_string()).key();
         if let Some((k, Some(b))) = self.old.remove(path) {
             if k == key {
-                self.out.insert(path, b.clone());
+                self.out.file(path, &b);
                 self.new.insert(path.to_string(), (k, Some(b)));
                 return Ok(());
             }
         }
         *self.made += 1;
         let page = tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes();
-        self.out.insert(path, page.clone());
+        self.out.file(path, &page);
         self.new.insert(path.to_string(), (key, Some(page)));
         Ok(())
     }
@@ -566,10 +580,10 @@ impl Files<'_> {
 /// are unchanged and stores what it makes (see [`Memo`]); `memo.last` says what was made
 /// afresh. With a fresh `Memo::default()` everything is made; the output and diagnostics
 /// are the same either way.
-pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out: &mut Output, memo: &mut Memo) -> Vec<Diagnostic> {
+pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out: &mut dyn Sink, memo: &mut Memo) -> Vec<Diagnostic> {
     let config_key = format!("{config:?}");
     if memo.config != config_key {
-        *memo = Memo { config: config_key, ..Memo::default() };
+        *memo = Memo { config: config_key, forget: memo.forget, ..Memo::default() };
     }
     memo.last = Rendered::default();
     let math = match math::Math::new(&config.math.macros) {
@@ -598,8 +612,10 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
     let listed = render_essay_pages(&ctx, inputs, &body_keys, &bibliography, memo, out, &mut diags);
     diags.extend(planned_warnings(config, &listed.planned));
     // Forget the figures and results of essays that are gone.
-    memo.figures.retain(|(file, n), _| inputs.iter().any(|i| i.essay.file == *file && i.essay.figures.len() >= *n));
-    memo.results.retain(|file, _| inputs.iter().any(|i| i.essay.file == *file));
+    // (By a map of the essays' files: a scan of the inputs per entry is quadratic.)
+    let figure_counts: HashMap<&str, usize> = inputs.iter().map(|i| (i.essay.file.as_str(), i.essay.figures.len())).collect();
+    memo.figures.retain(|(file, n), _| figure_counts.get(file.as_str()).is_some_and(|c| c >= n));
+    memo.results.retain(|file, _| figure_counts.contains_key(file.as_str()));
     let mut old_files = std::mem::take(&mut memo.files);
     let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
     let extra_pages = render_site_pages(&ctx, &mut files, &mut diags);
@@ -740,7 +756,7 @@ fn summary(e: &Essay) -> Value {
 
 /// Pass 1: every essay's body (Markdown, math, figures), so that links can see every
 /// essay's headings; figure files into `out`. Returns each body's key, in input order.
-fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out: &mut Output, diags: &mut Vec<Diagnostic>) -> Vec<Key> {
+fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out: &mut dyn Sink, diags: &mut Vec<Diagnostic>) -> Vec<Key> {
     let mut old_bodies = std::mem::take(&mut memo.bodies);
     let mut body_keys = Vec::with_capacity(inputs.len());
     for input in inputs {
@@ -763,11 +779,15 @@ fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out:
             BodyOut { body, figures, diags }
         });
         memo.last.bodies += made as usize;
-        if let Some((_, b)) = memo.bodies.get(&essay.file) {
+        if let Some((_, b)) = memo.bodies.get_mut(&essay.file) {
             for (p, bytes) in &b.figures {
-                out.insert(p.clone(), bytes.clone());
+                out.file(p, bytes);
             }
             diags.extend(b.diags.iter().cloned());
+            if memo.forget {
+                b.figures = Vec::new();
+                memo.figures.clear();
+            }
         }
         body_keys.push(key);
     }
@@ -795,16 +815,18 @@ fn render_essay_pages(
     body_keys: &[Key],
     bibliography: &(String, bib::Bibliography, Vec<Diagnostic>),
     memo: &mut Memo,
-    out: &mut Output,
+    out: &mut dyn Sink,
     diags: &mut Vec<Diagnostic>,
 ) -> Listed {
     let no_body = markdown::Body::default();
     let bodies: Vec<&markdown::Body> = inputs.iter().map(|i| memo.bodies.get(&i.essay.file).map_or(&no_body, |(_, b)| &b.body)).collect();
-    let targets: Vec<links::Target> = inputs
-        .iter()
-        .zip(&bodies)
-        .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
-        .collect();
+    let targets = links::Targets::new(
+        inputs
+            .iter()
+            .zip(&bodies)
+            .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
+            .collect(),
+    );
     let link_ctx = links::Context { essays: &targets, planned: &ctx.config.planned, bib: &bibliography.1 };
     // What every essay page depends on beyond its own body and ladder.
     let shared = Keyer::new("shared").part(&bibliography.0).part(ctx.site.to_string()).part(ctx.template_key("essay.html").0).key();
@@ -825,7 +847,7 @@ fn render_essay_pages(
         let made = reuse_or(&mut old_pages, &mut memo.pages, &essay.file, key, || render_page(&page, results));
         memo.last.pages += made as usize;
         search_key.part(key.0);
-        let Some((_, p)) = memo.pages.get(&essay.file) else { continue };
+        let Some((_, p)) = memo.pages.get_mut(&essay.file) else { continue };
         diags.extend(p.diags.iter().cloned());
         for t in &p.planned {
             match listed.planned.iter_mut().find(|(x, _)| x == t) {
@@ -834,11 +856,17 @@ fn render_essay_pages(
             }
         }
         if let Some(page) = &p.page {
-            out.insert(format!("{}/index.html", essay.slug), page.clone());
+            out.file(&format!("{}/index.html", essay.slug), page);
         }
         listed.records.push(p.record.clone());
         listed.feed.push(p.feed.clone());
-        out.insert(format!("{}/results.json", essay.slug), p.results.clone());
+        out.file(&format!("{}/results.json", essay.slug), &p.results);
+        if memo.forget {
+            // Gone to the sink: an empty page stands for a page that was made.
+            p.page = p.page.as_ref().map(|_| Vec::new());
+            p.results = Vec::new();
+            memo.results.clear();
+        }
         if p.page.is_none() {
             // Not kept: a page whose template failed is made again next time.
             memo.pages.remove(&essay.file);
@@ -1069,7 +1097,7 @@ fn render_listings(config: &Config, listed: &Listed, extra_pages: &[String], fil
 
 /// The static files (the built-ins, the site's over them) into `out`; those whose bytes
 /// differ from the last render's are counted.
-fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut Output) {
+fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut dyn Sink) {
     let mut hashes = BTreeMap::new();
     for (p, b) in &site.statics {
         let key = Keyer::new("static").part(b).key();
@@ -1077,7 +1105,7 @@ fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut Output) {
             memo.last.static_files += 1;
         }
         hashes.insert(p.clone(), key);
-        out.insert(p.clone(), b.clone());
+        out.file(p, b);
     }
     memo.statics = hashes;
 }

@@ -68,6 +68,29 @@ impl Output {
     }
 }
 
+/// Where a render puts each file as soon as it is made: an [`Output`] in memory (watch
+/// mode, tests), the temporary folder of a build (the site crate's `output::Staging`, so
+/// that a build holds no more than one page at a time), or nowhere ([`Discard`], `check`).
+/// A path given twice means its later bytes (a site static file over a theme's).
+pub trait Sink {
+    /// Add or replace the file at `path` (relative to the output root, `/`-separated).
+    fn file(&mut self, path: &str, bytes: &[u8]);
+}
+
+impl Sink for Output {
+    fn file(&mut self, path: &str, bytes: &[u8]) {
+        self.files.insert(path.to_string(), bytes.to_vec());
+    }
+}
+
+/// A [`Sink`] that keeps nothing: `check` renders every page for its diagnostics only.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Discard;
+
+impl Sink for Discard {
+    fn file(&mut self, _: &str, _: &[u8]) {}
+}
+
 /// The files of `templates/` and `static/` at the repository's root, for this crate's
 /// tests (the binary embeds the same files).
 #[cfg(test)]
