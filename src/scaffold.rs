@@ -299,7 +299,7 @@ mod tests {
             assert!(page.contains(html), "the page lacks {html}");
         }
         assert!(out.files.contains_key("first-essay/strip.svg") && out.files.contains_key("first-essay/fig-pairs.svg"));
-        let second = String::from_utf8(out.files["second-essay/index.html"].clone()).expect("utf-8");
+        let second = String::from_utf8(out.files["second-essay/index.html"].to_vec()).expect("utf-8");
         assert!(!second.contains("how-computed"), "an essay with no census lists no computations");
         // Never over an existing site.
         assert!(create(&dir).is_err());

@@ -18,7 +18,7 @@ pub mod template_cycles;
 pub mod template_names;
 pub mod view;
 
-pub use view::{Discard, Output, Sink, SiteFiles, Theme};
+pub use view::{Bytes, Discard, Output, Sink, SiteFiles, Theme};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -281,7 +281,7 @@ impl Serialize for SummaryItems<'_> {
 
 /// Figures drawn without a problem, by (essay file, figure number): the key of their
 /// inputs, their HTML and their file.
-type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Vec<u8>)>)>;
+type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Bytes)>)>;
 
 /// Draw the figures of an essay: their HTML in order, their files into `files`. A figure
 /// in `memo` with the key of its inputs (everything of its block but its place in the
@@ -289,7 +289,7 @@ type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Vec<u8>
 /// problem is stored there, and counted in `made`.
 fn draw_figures(
     input: &EssayInput,
-    files: &mut Vec<(String, Vec<u8>)>,
+    files: &mut Vec<(String, Bytes)>,
     diags: &mut Vec<Diagnostic>,
     memo: &mut FigureMemo,
     made: &mut usize,
@@ -335,7 +335,7 @@ fn draw_figures(
         match draw(&data, &f.options, &meta) {
             Ok(Drawn::Svg(svg)) => {
                 let name = format!("fig-{}.svg", f.id);
-                let file = (format!("{}/{name}", essay.slug), svg.into_bytes());
+                let file = (format!("{}/{name}", essay.slug), Bytes::from(svg.into_bytes()));
                 let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure\"><img src=\"{name}\" alt=\"{alt}\">{caption}</figure>\n",
                     id = escape(&f.id),
@@ -444,14 +444,14 @@ impl Keyer {
 /// Pass 1 of one essay: its body and its figures' files.
 struct BodyOut {
     body: markdown::Body,
-    figures: Vec<(String, Vec<u8>)>,
+    figures: Vec<(String, Bytes)>,
     diags: Vec<Diagnostic>,
 }
 
 /// Pass 2 of one essay: its page and what the site's listings take from it.
 struct PageOut {
-    page: Option<Vec<u8>>,
-    results: Vec<u8>,
+    page: Option<Bytes>,
+    results: Bytes,
     record: Value,
     feed: feed::FeedEssay,
     planned: Vec<String>,
@@ -485,9 +485,9 @@ pub struct Memo {
     bib: Option<(String, bib::Bibliography, Vec<Diagnostic>)>,
     bodies: HashMap<String, (Key, BodyOut)>,
     figures: FigureMemo,
-    results: HashMap<String, (Key, Vec<u8>)>,
+    results: HashMap<String, (Key, Bytes)>,
     pages: HashMap<String, (Key, PageOut)>,
-    files: HashMap<String, (Key, Option<Vec<u8>>)>,
+    files: HashMap<String, (Key, Option<Bytes>)>,
     /// The static files of the last render: a BLAKE3 hash of each one's bytes.
     statics: BTreeMap<String, Key>,
     /// Keep no page, figure or `results.json` once it went to the sink (see
@@ -529,8 +529,8 @@ fn reuse_or<T>(
 
 /// The site's single files (template pages and listings) between two renders.
 struct Files<'a> {
-    old: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
-    new: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
+    old: &'a mut HashMap<String, (Key, Option<Bytes>)>,
+    new: &'a mut HashMap<String, (Key, Option<Bytes>)>,
     out: &'a mut dyn Sink,
     /// Counter of the files made afresh.
     made: &'a mut usize,
@@ -543,7 +543,7 @@ impl Files<'_> {
             Some((k, b)) if k == key => b,
             _ => {
                 *self.made += 1;
-                make()
+                make().map(Bytes::from)
             }
         };
         if let Some(b) = &bytes {
@@ -565,7 +565,7 @@ impl Files<'_> {
             }
         }
         *self.made += 1;
-        let page = tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes();
+        let page = Bytes::from(tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes());
         self.out.file(path, &page);
         self.new.insert(path.to_string(), (key, Some(page)));
         Ok(())
@@ -863,8 +863,8 @@ fn render_essay_pages(
         out.file(&format!("{}/results.json", essay.slug), &p.results);
         if memo.forget {
             // Gone to the sink: an empty page stands for a page that was made.
-            p.page = p.page.as_ref().map(|_| Vec::new());
-            p.results = Vec::new();
+            p.page = p.page.as_ref().map(|_| Bytes::default());
+            p.results = Bytes::default();
             memo.results.clear();
         }
         if p.page.is_none() {
@@ -889,7 +889,7 @@ struct PageIn<'a> {
 
 /// One essay's page, its search record, its feed entry and its `results.json` (taken
 /// from `results` while its claims and calls are unchanged).
-fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Vec<u8>)>) -> PageOut {
+fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Bytes)>) -> PageOut {
     let (essay, input, ctx) = (p.input.essay, p.input, p.ctx);
     let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
     let resolved = links::resolve(essay, p.body, &figure_ids, p.link_ctx);
@@ -909,7 +909,7 @@ fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Vec<u8>)>) -> Pag
     t.insert("references", &references);
     let mut diags = resolved.diags;
     let page = match ctx.tera.render("essay.html", &t) {
-        Ok(page) => Some(page.into_bytes()),
+        Ok(page) => Some(Bytes::from(page.into_bytes())),
         Err(e) => {
             diags.push(tera_diag(&e, "templates/essay.html", ctx.files));
             None
@@ -976,7 +976,7 @@ struct Published<'a> {
 
 /// An essay's published results: the claimed values and capped census summaries. Kept
 /// in `memo` apart from the page: it changes only with the claims (their lines) and calls.
-fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Vec<u8>)>) -> Vec<u8> {
+fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Bytes)>) -> Bytes {
     let essay = input.essay;
     let claims: Vec<PublishedClaim> = input
         .reports
@@ -1019,6 +1019,7 @@ fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Vec<u8>)>) 
     let published = Published { essay: &essay.slug, title: &essay.front.title, claims: &claims, censuses };
     let mut results = serde_json::to_vec_pretty(&published).unwrap_or_default();
     results.push(b'\n');
+    let results = Bytes::from(results);
     memo.insert(essay.file.clone(), (key, results.clone()));
     results
 }
@@ -1105,7 +1106,7 @@ fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut dyn Sink) {
             memo.last.static_files += 1;
         }
         hashes.insert(p.clone(), key);
-        out.file(p, b);
+        out.file(p, &Bytes::from(b));
     }
     memo.statics = hashes;
 }
@@ -1161,7 +1162,7 @@ mod tests {
         let (essay, files) = site("<main>{{ essay.title }}|{{ content | safe }}|{% for r in references %}{{ r.key }}{% endfor %}</main>");
         let (out, diags) = render(&essay, &files);
         assert!(diags.is_empty(), "{diags:?}");
-        let page = String::from_utf8(out.files["strings/index.html"].clone()).unwrap();
+        let page = String::from_utf8(out.files["strings/index.html"].to_vec()).unwrap();
         assert!(page.starts_with("<main>Strings|") && page.ends_with("|conway</main>"), "{page}");
         assert!(page.contains("<a class=\"cite\" href=\"#ref-conway\">"), "{page}");
         assert_eq!(out.files["img/dot.svg"], b"<svg/>");

@@ -377,7 +377,7 @@ impl<'a> Staging<'a> {
 }
 
 impl Sink for Staging<'_> {
-    fn file(&mut self, path: &str, bytes: &[u8]) {
+    fn file(&mut self, path: &str, bytes: &countersign_render::Bytes) {
         if self.error.is_some() {
             return;
         }
