@@ -452,7 +452,8 @@ struct BodyOut {
 struct PageOut {
     page: Option<Bytes>,
     results: Bytes,
-    record: Value,
+    /// The search record, serialized (the search index is these joined).
+    record: Bytes,
     feed: feed::FeedEssay,
     planned: Vec<String>,
     diags: Vec<Diagnostic>,
@@ -797,8 +798,8 @@ fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out:
 /// What the site's listings take from the essay pages.
 #[derive(Default)]
 struct Listed {
-    /// Search records, one per essay.
-    records: Vec<Value>,
+    /// Search records, one per essay, each serialized as JSON.
+    records: Vec<Bytes>,
     /// Feed entries, one per essay.
     feed: Vec<feed::FeedEssay>,
     /// The key of the search index: every page's key.
@@ -916,6 +917,7 @@ fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Bytes)>) -> PageO
         }
     };
     let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html);
+    let record = Bytes::from(serde_json::to_vec(&record).unwrap_or_default());
     let feed = feed::FeedEssay {
         slug: essay.slug.clone(),
         title: essay.front.title.clone(),
@@ -1085,7 +1087,16 @@ fn render_site_pages(ctx: &SiteCtx, files: &mut Files, diags: &mut Vec<Diagnosti
 fn render_listings(config: &Config, listed: &Listed, extra_pages: &[String], files: &mut Files) {
     let search = listed.search.unwrap_or(Keyer::new("search-index.json").key());
     files.list("search-index.json", search, || {
-        let mut index = serde_json::to_vec(&json!({ "essays": listed.records })).unwrap_or_default();
+        // `{"essays":[...]}` as serde_json writes it, from the records serialized once each
+        // (a prose edit then re-serializes one record, not every page's text).
+        let mut index = b"{\"essays\":[".to_vec();
+        for (i, r) in listed.records.iter().enumerate() {
+            if i > 0 {
+                index.push(b',');
+            }
+            index.extend_from_slice(r);
+        }
+        index.extend_from_slice(b"]}");
         index.push(b'\n');
         Some(index)
     });
@@ -1169,6 +1180,30 @@ mod tests {
         for p in ["index.html", "ladder/index.html", "404.html", "strings/results.json", "search-index.json", "feed.xml", "style.css"] {
             assert!(out.files.contains_key(p), "no {p}");
         }
+    }
+
+    /// The search index, joined from records serialized one by one, is what serde_json
+    /// writes for `{"essays": [records]}` (two essays, so the separator is covered).
+    #[test]
+    fn the_search_index_is_serde_jsons_serialization_of_the_records() {
+        let (essay, files) = site("<main>{{ content | safe }}</main>");
+        let mut other = essay.clone();
+        other.file = "essays/other.md".into();
+        other.slug = "other".into();
+        other.front.title = "Other \"quoted\" title".into();
+        let (bound, fingerprints) = (BTreeMap::new(), BTreeMap::new());
+        let inputs = [
+            EssayInput { essay: &essay, bound: &bound, fingerprints: &fingerprints, reports: &[] },
+            EssayInput { essay: &other, bound: &bound, fingerprints: &fingerprints, reports: &[] },
+        ];
+        let mut out = Output::default();
+        render_site(&Config::default(), &files, &inputs, &mut out, &mut Memo::default());
+        let index = &out.files["search-index.json"];
+        let parsed: Value = serde_json::from_slice(index).unwrap();
+        assert_eq!(parsed["essays"].as_array().map(Vec::len), Some(2));
+        let mut expected = serde_json::to_vec(&json!({ "essays": parsed["essays"] })).unwrap();
+        expected.push(b'\n');
+        assert_eq!(*index, expected);
     }
 
     #[test]

@@ -850,8 +850,9 @@ pub struct Work {
     pub rendered: countersign_render::Rendered,
 }
 
-/// One essay's claims as last checked: (text, bindings) → (reports, diagnostics).
-type CheckMemo = (String, Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
+/// One essay's claims as last checked: (BLAKE3 of its text, bindings) → (reports,
+/// diagnostics). The hash, not a copy of the text: a rebuild then copies no essay's text.
+type CheckMemo = ([u8; 32], Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
 
 /// What watch mode keeps between runs, so that a run redoes only what its changes touch:
 ///
@@ -1021,14 +1022,15 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>| {
         let binding: Vec<(String, String, bool)> =
             plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), bound.contains_key(id))).collect();
+        let text = *blake3::hash(essay.source.as_bytes()).as_bytes();
         let (reports, diags) = match old.remove(&essay.file) {
-            Some((s, b, r, d)) if s == essay.source && b == binding => (r, d),
+            Some((s, b, r, d)) if s == text && b == binding => (r, d),
             _ => {
                 checked_now += 1;
                 check::check_essay(essay, bound)
             }
         };
-        checks.insert(essay.file.clone(), (essay.source.clone(), binding, reports.clone(), diags.clone()));
+        checks.insert(essay.file.clone(), (text, binding, reports.clone(), diags.clone()));
         (reports, diags)
     });
     memo.checks = checks;
