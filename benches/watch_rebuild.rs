@@ -39,8 +39,9 @@ fn prose_rebuild(c: &mut Criterion) {
     };
     let memory = Mutex::new(HashMap::new());
     let mut memo = Incremental::default();
-    let build =
-        |memo: &mut Incremental| pipeline::run_with(&opts, Hooks { memory: Some(&memory), memo: Some(memo), on_plan: None }).unwrap();
+    let build = |memo: &mut Incremental| {
+        pipeline::run_with(&opts, Hooks { memory: Some(&memory), memo: Some(memo), on_plan: None, sink: None }).unwrap()
+    };
     assert!(build(&mut memo).ok());
     let mut turn = 0;
     c.bench_function("watch: one incremental prose rebuild (ok-basic)", |b| {

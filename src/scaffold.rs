@@ -263,7 +263,7 @@ mod tests {
         let reports = &run.checked.as_ref().expect("checked").reports[0];
         assert!(reports.iter().filter(|r| r.kind == "check").count() >= 3);
         let out = run.output.expect("output");
-        let page = String::from_utf8(out.files.get("first-essay/index.html").cloned().expect("essay page")).expect("utf-8");
+        let page = String::from_utf8(out.files.get("first-essay/index.html").expect("essay page").to_vec()).expect("utf-8");
         assert!(page.contains("href=\"#calls-small\""), "claims link to provenance");
         assert!(page.contains("id=\"ref-welter1954\""), "the citation is listed");
         assert!(out.files.contains_key("welter/index.html") && out.files.contains_key("feed.xml"));
@@ -299,7 +299,7 @@ mod tests {
             assert!(page.contains(html), "the page lacks {html}");
         }
         assert!(out.files.contains_key("first-essay/strip.svg") && out.files.contains_key("first-essay/fig-pairs.svg"));
-        let second = String::from_utf8(out.files["second-essay/index.html"].clone()).expect("utf-8");
+        let second = String::from_utf8(out.files["second-essay/index.html"].to_vec()).expect("utf-8");
         assert!(!second.contains("how-computed"), "an essay with no census lists no computations");
         // Never over an existing site.
         assert!(create(&dir).is_err());

@@ -66,11 +66,11 @@ fn watch_shows_a_draft_with_a_banner() {
     );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let out = run.output.unwrap();
-    let page = String::from_utf8(out.files["unfinished/index.html"].clone()).unwrap();
+    let page = String::from_utf8(out.files["unfinished/index.html"].to_vec()).unwrap();
     assert!(page.contains("class=\"draft-banner\""), "{page}");
-    let published = String::from_utf8(out.files["published/index.html"].clone()).unwrap();
+    let published = String::from_utf8(out.files["published/index.html"].to_vec()).unwrap();
     assert!(!published.contains("draft-banner"), "a published essay has no banner");
-    assert!(String::from_utf8(out.files["welter/index.html"].clone()).unwrap().contains("unfinished/"));
+    assert!(String::from_utf8(out.files["welter/index.html"].to_vec()).unwrap().contains("unfinished/"));
 }
 
 #[test]

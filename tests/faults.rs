@@ -270,6 +270,25 @@ fn an_unwritable_output_folder_is_a_clear_error() {
     assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 2, "leftovers beside the output");
 }
 
+/// A build writes its pages into the temporary folder as it makes them; one that then
+/// fails (a claim the census contradicts, found before the pages are rendered, and they are
+/// rendered anyway) leaves the previous site byte for byte and no temporary folder.
+#[test]
+fn a_failed_build_leaves_the_previous_site_and_no_temporary_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("site");
+    site(&root, 3, 4, Some(2));
+    ok(&build(&root, &[]));
+    let before = snapshot(&root.join("public"));
+    site(&root, 5, 4, Some(3));
+    let o = build(&root, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the previous site was left as it was"), "{stderr}");
+    assert_eq!(first_difference(&before, &snapshot(&root.join("public"))), None);
+    assert_eq!(leftovers(&root), Vec::<String>::new(), "the failed build left its temporary folder");
+}
+
 #[test]
 fn a_truncated_cache_entry_is_recomputed() {
     let tmp = tempfile::tempdir().unwrap();

@@ -28,7 +28,7 @@ fn pages_contain_claims_mathml_and_provenance() {
     );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let out = run.output.unwrap();
-    let page = String::from_utf8(out.files["small/index.html"].clone()).unwrap();
+    let page = String::from_utf8(out.files["small/index.html"].to_vec()).unwrap();
     // Each claim names its certificate; the claim's own markup is read without that name.
     assert!(page.contains(r##"<span class="cert-path">path <code>g4.move_test.struck_share</code></span> <span class="cert-value">value <b>19 of 31</b></span>"##), "{page}");
     let page = without_certificate_names(&page);
@@ -44,7 +44,7 @@ fn pages_contain_claims_mathml_and_provenance() {
     assert!(page.contains("<code>{{ y }}</code>"));
     assert!(page.contains(r#"<li id="calls-g4"><code>g4</code> = <code>sylver.census</code>"#));
     assert!(!page.contains('\u{E000}'), "no placeholder leaks");
-    let index = String::from_utf8(out.files["index.html"].clone()).unwrap();
+    let index = String::from_utf8(out.files["index.html"].to_vec()).unwrap();
     assert!(index.contains(r#"<a href="small/">Small semigroups</a>"#), "{index}");
     let results: serde_json::Value = serde_json::from_slice(&out.files["small/results.json"]).unwrap();
     assert_eq!(results["claims"][0]["value"], 14);
@@ -59,7 +59,7 @@ fn a_claim_in_link_text_or_alt_text_is_plain_text() {
         None,
     );
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
-    let page = String::from_utf8(run.output.unwrap().files["small/index.html"].clone()).unwrap();
+    let page = String::from_utf8(run.output.unwrap().files["small/index.html"].to_vec()).unwrap();
     assert!(page.contains(r#"<img src="strip.png" alt="a strip of 14 cells" />"#), "{page}");
     assert!(page.contains(r#"<a href="https://example.org/">all 14</a>"#), "{page}");
     assert!(page.contains(r#"href="../small/">the 14 positions</a>"#), "{page}");
@@ -86,7 +86,7 @@ fn claim_marks_reach_every_page() {
         assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
         let out = run.output.unwrap();
         for page in out.files.keys().filter(|p| p.ends_with(".html")) {
-            let html = String::from_utf8(out.files[page].clone()).unwrap();
+            let html = String::from_utf8(out.files[page].to_vec()).unwrap();
             assert!(html.contains(&format!("<body data-claim-marks=\"{marks}\">")), "{site} {page}: {html}");
         }
     }

@@ -137,7 +137,7 @@ impl Site {
     /// whether the site built without errors.
     fn step(&mut self, what: &str) -> (Work, bool, pipeline::Stats) {
         let opts = self.opts();
-        let run = pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None })
+        let run = pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None, sink: None })
             .expect("nothing cancels this run");
         let full = pipeline::run(&opts, None);
         let inc = run.output.as_ref().expect("the incremental run renders");
@@ -273,6 +273,25 @@ fn every_incremental_build_is_a_full_build_and_redoes_only_what_changed() {
     assert_eq!(w.rendered.pages, 2, "a's page and c's, which links to the heading: {w:?}");
     s.edit("essays/a.md", "## Counting them", "## Counting");
     let (_, ok, _) = s.step("heading restored");
+    assert!(ok);
+
+    // A title others link to ([[Bee]] from a and c): renamed together with the links, the
+    // linking pages, b's own, its ladder's pages and the listings follow; nothing is parsed
+    // but the three edited essays.
+    s.edit("essays/b.md", "title: Bee\n", "title: Bumblebee\n");
+    s.edit("essays/a.md", "[[Bee]]", "[[Bumblebee]]");
+    s.edit("essays/see.md", "[[Bee]]", "[[Bumblebee]]");
+    let (w, ok, st) = s.step("linked title renamed");
+    assert!(ok);
+    assert_eq!((w.parsed, st.ran), (3, 0), "{w:?} {st:?}");
+    // A title renamed without its links: the links break, as in a full build.
+    s.edit("essays/b.md", "title: Bumblebee\n", "title: Bee again\n");
+    let (w, ok, _) = s.step("linked title renamed alone");
+    assert!(!ok, "links to a title that is gone must fail");
+    assert_eq!(w.parsed, 1, "{w:?}");
+    assert!(w.rendered.pages >= 3, "b's page and the two pages linking to it: {w:?}");
+    s.edit("essays/b.md", "title: Bee again\n", "title: Bumblebee\n");
+    let (_, ok, _) = s.step("linked title restored");
     assert!(ok);
 
     s.edit("countersign.yaml", "title: Fixture", "title: Fixture site");

@@ -21,29 +21,41 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
     };
     // One build at a time writes beside the output folder; a second one waits here,
     // before computing, so it finds the first one's results in the cache.
+    // One build at a time writes beside the output folder; a second one waits here,
+    // before computing, so it finds the first one's results in the cache.
     let lock = output::lock_output(&write_to, || err(&format!("waiting for another build writing beside {} to finish\n", out.display())));
-    let run = pipeline::run_publishing(&RunOptions {
+    let opts = RunOptions {
         root: root.to_path_buf(),
         use_cache: !no_cache,
         progress: pipeline::progress_allowed(),
         render: true,
         theme: countersign::THEME,
         base_url,
-    });
+    };
+    // Each file goes to the temporary folder beside the output as it is made. A folder
+    // that cannot hold the output is reported after the sources' own errors: the run then
+    // renders into nothing.
+    let mut writer = output::FsWriter;
+    let staging =
+        lock.as_ref().map_err(|e| e.to_string()).and_then(|l| output::Staging::begin(&write_to, &mut writer, l).map_err(|e| e.to_string()));
+    let (run, staging) = match staging {
+        Ok(mut s) => (pipeline::run_publishing_into(&opts, &mut s), Ok(s)),
+        Err(e) => (pipeline::run_publishing_into(&opts, &mut countersign_render::Discard), Err(e)),
+    };
     let mut diags = run.diags.clone();
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));
     print_diags(&run.loaded.sources, &diags, color);
     if !run.ok() {
+        // Dropping the staging removes the temporary folder.
         err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&diags)));
         return Err(Failure::Failed);
     }
-    // A folder that cannot hold the output is reported after the sources' own errors.
-    let lock = match lock {
-        Ok(l) => l,
+    let staging = match staging {
+        Ok(s) => s,
         Err(e) => return fail(format!("cannot write the site to {}: {e}", out.display())),
     };
-    let output = run.output.unwrap_or_default();
-    if let Err(e) = output::write_atomically(&write_to, &output, &mut output::FsWriter, &lock, output::publish_for_tests()) {
+    let files = staging.files();
+    if let Err(e) = staging.publish(output::publish_for_tests()) {
         return fail(format!("cannot write the site to {}: {e}", out.display()));
     }
     // Counted as `check` counts them: claims compared with a result (see `was_checked`).
@@ -52,7 +64,7 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
         "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
         count(run.loaded.essays.len(), "essay"),
         count(claims, "claim"),
-        output.files.len(),
+        files,
         out.display(),
         started.elapsed().as_secs_f64(),
         run.stats.calls,

@@ -37,7 +37,10 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
         theme: countersign::THEME,
         base_url: None,
     };
-    let run = pipeline::run(&opts, None);
+    // The pages are rendered for their diagnostics only: none is kept.
+    let mut discard = countersign_render::Discard;
+    let hooks = pipeline::Hooks { sink: Some(&mut discard), ..pipeline::Hooks::default() };
+    let run = pipeline::run_with(&opts, hooks).expect("a run nobody cancels finishes");
     let mut diags = run.diags.clone();
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));
     let reports: Vec<ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();

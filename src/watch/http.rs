@@ -439,7 +439,7 @@ fn file_response(status: StatusCode, key: &str, snap: &Snapshot) -> Response {
     let bytes = &snap.files.files[key];
     let ct = content_type(key);
     let body =
-        if ct.starts_with("text/html") { Body::from(decorate(&String::from_utf8_lossy(bytes), snap)) } else { Body::from(bytes.clone()) };
+        if ct.starts_with("text/html") { Body::from(decorate(&String::from_utf8_lossy(bytes), snap)) } else { Body::from(bytes.to_vec()) };
     (status, [(header::CONTENT_TYPE, ct)], body).into_response()
 }
 
@@ -545,7 +545,7 @@ pub enum Resolved {
 }
 
 /// Map a site path (from [`site_path`]) to a snapshot file.
-pub fn resolve(path: &str, files: &std::collections::BTreeMap<String, Vec<u8>>) -> Resolved {
+pub fn resolve<V>(path: &str, files: &std::collections::BTreeMap<String, V>) -> Resolved {
     let key = if path.is_empty() || path.ends_with('/') { format!("{path}index.html") } else { path.to_string() };
     if files.contains_key(&key) {
         Resolved::File(key)

@@ -212,7 +212,7 @@ impl Builder {
         let on_plan = |plan: &pipeline::Plan, flags: &[Arc<AtomicBool>]| {
             state.set_running(Some(plan.calls.iter().map(|c| c.key.clone()).zip(flags.iter().cloned()).collect()))
         };
-        let hooks = pipeline::Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: Some(&on_plan) };
+        let hooks = pipeline::Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: Some(&on_plan), sink: None };
         let Some(mut run) = pipeline::run_with(&opts, hooks) else {
             self.cancelled += 1;
             return None;

@@ -452,9 +452,11 @@ fn shown_text(text: &str) -> String {
 }
 
 /// The texts of the files diagnostics point into, for rendering their source lines.
+/// Kept by name in a hash map, so that adding every file of a site of n essays costs
+/// O(n), not O(n²).
 #[derive(Default, Clone, Debug)]
 pub struct Sources {
-    files: Vec<(String, String)>,
+    files: std::collections::HashMap<String, String>,
 }
 
 impl Sources {
@@ -465,18 +467,12 @@ impl Sources {
 
     /// Remember `text` as the contents of `name` (a later add of the same name wins).
     pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
-        let name = name.into();
-        let text = text.into();
-        if let Some(slot) = self.files.iter_mut().find(|(n, _)| *n == name) {
-            slot.1 = text;
-        } else {
-            self.files.push((name, text));
-        }
+        self.files.insert(name.into(), text.into());
     }
 
     /// The text of `name`, if known.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.files.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+        self.files.get(name).map(String::as_str)
     }
 
     /// `file:line:column` of a diagnostic (line 1, column 1 when the file is unknown).

@@ -18,7 +18,7 @@ pub mod template_cycles;
 pub mod template_names;
 pub mod view;
 
-pub use view::{Output, SiteFiles, Theme};
+pub use view::{Bytes, Discard, Output, Sink, SiteFiles, Theme};
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -281,7 +281,7 @@ impl Serialize for SummaryItems<'_> {
 
 /// Figures drawn without a problem, by (essay file, figure number): the key of their
 /// inputs, their HTML and their file.
-type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Vec<u8>)>)>;
+type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Bytes)>)>;
 
 /// Draw the figures of an essay: their HTML in order, their files into `files`. A figure
 /// in `memo` with the key of its inputs (everything of its block but its place in the
@@ -289,7 +289,7 @@ type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Vec<u8>
 /// problem is stored there, and counted in `made`.
 fn draw_figures(
     input: &EssayInput,
-    files: &mut Vec<(String, Vec<u8>)>,
+    files: &mut Vec<(String, Bytes)>,
     diags: &mut Vec<Diagnostic>,
     memo: &mut FigureMemo,
     made: &mut usize,
@@ -335,7 +335,7 @@ fn draw_figures(
         match draw(&data, &f.options, &meta) {
             Ok(Drawn::Svg(svg)) => {
                 let name = format!("fig-{}.svg", f.id);
-                let file = (format!("{}/{name}", essay.slug), svg.into_bytes());
+                let file = (format!("{}/{name}", essay.slug), Bytes::from(svg.into_bytes()));
                 let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure\"><img src=\"{name}\" alt=\"{alt}\">{caption}</figure>\n",
                     id = escape(&f.id),
@@ -444,15 +444,16 @@ impl Keyer {
 /// Pass 1 of one essay: its body and its figures' files.
 struct BodyOut {
     body: markdown::Body,
-    figures: Vec<(String, Vec<u8>)>,
+    figures: Vec<(String, Bytes)>,
     diags: Vec<Diagnostic>,
 }
 
 /// Pass 2 of one essay: its page and what the site's listings take from it.
 struct PageOut {
-    page: Option<Vec<u8>>,
-    results: Vec<u8>,
-    record: Value,
+    page: Option<Bytes>,
+    results: Bytes,
+    /// The search record, serialized (the search index is these joined).
+    record: Bytes,
     feed: feed::FeedEssay,
     planned: Vec<String>,
     diags: Vec<Diagnostic>,
@@ -485,13 +486,27 @@ pub struct Memo {
     bib: Option<(String, bib::Bibliography, Vec<Diagnostic>)>,
     bodies: HashMap<String, (Key, BodyOut)>,
     figures: FigureMemo,
-    results: HashMap<String, (Key, Vec<u8>)>,
+    results: HashMap<String, (Key, Bytes)>,
     pages: HashMap<String, (Key, PageOut)>,
-    files: HashMap<String, (Key, Option<Vec<u8>>)>,
+    files: HashMap<String, (Key, Option<Bytes>)>,
     /// The static files of the last render: a BLAKE3 hash of each one's bytes.
     statics: BTreeMap<String, Key>,
+    /// Keep no page, figure or `results.json` once it went to the sink (see
+    /// [`Memo::forgetful`]).
+    forget: bool,
     /// What the latest render made afresh.
     pub last: Rendered,
+}
+
+impl Memo {
+    /// A memory for one render only (`build`, `check`): each essay's page, figures and
+    /// `results.json` are dropped as soon as they went to the sink, so a render holds the
+    /// bytes of one page at a time besides the essays' bodies (which every page's links
+    /// read) and what the site's listings take from each page. It renders what
+    /// `Memo::default()` does, byte for byte; a second render with it reuses less.
+    pub fn forgetful() -> Memo {
+        Memo { forget: true, ..Memo::default() }
+    }
 }
 
 /// Take `name` from `old` when its key is `key`, else make it; either way keep it in `new`
@@ -515,9 +530,9 @@ fn reuse_or<T>(
 
 /// The site's single files (template pages and listings) between two renders.
 struct Files<'a> {
-    old: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
-    new: &'a mut HashMap<String, (Key, Option<Vec<u8>>)>,
-    out: &'a mut Output,
+    old: &'a mut HashMap<String, (Key, Option<Bytes>)>,
+    new: &'a mut HashMap<String, (Key, Option<Bytes>)>,
+    out: &'a mut dyn Sink,
     /// Counter of the files made afresh.
     made: &'a mut usize,
 }
@@ -529,11 +544,11 @@ impl Files<'_> {
             Some((k, b)) if k == key => b,
             _ => {
                 *self.made += 1;
-                make()
+                make().map(Bytes::from)
             }
         };
         if let Some(b) = &bytes {
-            self.out.insert(path, b.clone());
+            self.out.file(path, b);
         }
         self.new.insert(path.to_string(), (key, bytes));
     }
@@ -545,14 +560,14 @@ impl Files<'_> {
         let key = Keyer::new(template).part(templates.0).part(ctx.to_string()).key();
         if let Some((k, Some(b))) = self.old.remove(path) {
             if k == key {
-                self.out.insert(path, b.clone());
+                self.out.file(path, &b);
                 self.new.insert(path.to_string(), (k, Some(b)));
                 return Ok(());
             }
         }
         *self.made += 1;
-        let page = tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes();
-        self.out.insert(path, page.clone());
+        let page = Bytes::from(tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes());
+        self.out.file(path, &page);
         self.new.insert(path.to_string(), (key, Some(page)));
         Ok(())
     }
@@ -566,10 +581,10 @@ impl Files<'_> {
 /// are unchanged and stores what it makes (see [`Memo`]); `memo.last` says what was made
 /// afresh. With a fresh `Memo::default()` everything is made; the output and diagnostics
 /// are the same either way.
-pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out: &mut Output, memo: &mut Memo) -> Vec<Diagnostic> {
+pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out: &mut dyn Sink, memo: &mut Memo) -> Vec<Diagnostic> {
     let config_key = format!("{config:?}");
     if memo.config != config_key {
-        *memo = Memo { config: config_key, ..Memo::default() };
+        *memo = Memo { config: config_key, forget: memo.forget, ..Memo::default() };
     }
     memo.last = Rendered::default();
     let math = match math::Math::new(&config.math.macros) {
@@ -598,8 +613,10 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
     let listed = render_essay_pages(&ctx, inputs, &body_keys, &bibliography, memo, out, &mut diags);
     diags.extend(planned_warnings(config, &listed.planned));
     // Forget the figures and results of essays that are gone.
-    memo.figures.retain(|(file, n), _| inputs.iter().any(|i| i.essay.file == *file && i.essay.figures.len() >= *n));
-    memo.results.retain(|file, _| inputs.iter().any(|i| i.essay.file == *file));
+    // (By a map of the essays' files: a scan of the inputs per entry is quadratic.)
+    let figure_counts: HashMap<&str, usize> = inputs.iter().map(|i| (i.essay.file.as_str(), i.essay.figures.len())).collect();
+    memo.figures.retain(|(file, n), _| figure_counts.get(file.as_str()).is_some_and(|c| c >= n));
+    memo.results.retain(|file, _| figure_counts.contains_key(file.as_str()));
     let mut old_files = std::mem::take(&mut memo.files);
     let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
     let extra_pages = render_site_pages(&ctx, &mut files, &mut diags);
@@ -740,7 +757,7 @@ fn summary(e: &Essay) -> Value {
 
 /// Pass 1: every essay's body (Markdown, math, figures), so that links can see every
 /// essay's headings; figure files into `out`. Returns each body's key, in input order.
-fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out: &mut Output, diags: &mut Vec<Diagnostic>) -> Vec<Key> {
+fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out: &mut dyn Sink, diags: &mut Vec<Diagnostic>) -> Vec<Key> {
     let mut old_bodies = std::mem::take(&mut memo.bodies);
     let mut body_keys = Vec::with_capacity(inputs.len());
     for input in inputs {
@@ -763,11 +780,15 @@ fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out:
             BodyOut { body, figures, diags }
         });
         memo.last.bodies += made as usize;
-        if let Some((_, b)) = memo.bodies.get(&essay.file) {
+        if let Some((_, b)) = memo.bodies.get_mut(&essay.file) {
             for (p, bytes) in &b.figures {
-                out.insert(p.clone(), bytes.clone());
+                out.file(p, bytes);
             }
             diags.extend(b.diags.iter().cloned());
+            if memo.forget {
+                b.figures = Vec::new();
+                memo.figures.clear();
+            }
         }
         body_keys.push(key);
     }
@@ -777,8 +798,8 @@ fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out:
 /// What the site's listings take from the essay pages.
 #[derive(Default)]
 struct Listed {
-    /// Search records, one per essay.
-    records: Vec<Value>,
+    /// Search records, one per essay, each serialized as JSON.
+    records: Vec<Bytes>,
     /// Feed entries, one per essay.
     feed: Vec<feed::FeedEssay>,
     /// The key of the search index: every page's key.
@@ -795,16 +816,18 @@ fn render_essay_pages(
     body_keys: &[Key],
     bibliography: &(String, bib::Bibliography, Vec<Diagnostic>),
     memo: &mut Memo,
-    out: &mut Output,
+    out: &mut dyn Sink,
     diags: &mut Vec<Diagnostic>,
 ) -> Listed {
     let no_body = markdown::Body::default();
     let bodies: Vec<&markdown::Body> = inputs.iter().map(|i| memo.bodies.get(&i.essay.file).map_or(&no_body, |(_, b)| &b.body)).collect();
-    let targets: Vec<links::Target> = inputs
-        .iter()
-        .zip(&bodies)
-        .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
-        .collect();
+    let targets = links::Targets::new(
+        inputs
+            .iter()
+            .zip(&bodies)
+            .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
+            .collect(),
+    );
     let link_ctx = links::Context { essays: &targets, planned: &ctx.config.planned, bib: &bibliography.1 };
     // What every essay page depends on beyond its own body and ladder.
     let shared = Keyer::new("shared").part(&bibliography.0).part(ctx.site.to_string()).part(ctx.template_key("essay.html").0).key();
@@ -825,7 +848,7 @@ fn render_essay_pages(
         let made = reuse_or(&mut old_pages, &mut memo.pages, &essay.file, key, || render_page(&page, results));
         memo.last.pages += made as usize;
         search_key.part(key.0);
-        let Some((_, p)) = memo.pages.get(&essay.file) else { continue };
+        let Some((_, p)) = memo.pages.get_mut(&essay.file) else { continue };
         diags.extend(p.diags.iter().cloned());
         for t in &p.planned {
             match listed.planned.iter_mut().find(|(x, _)| x == t) {
@@ -834,11 +857,17 @@ fn render_essay_pages(
             }
         }
         if let Some(page) = &p.page {
-            out.insert(format!("{}/index.html", essay.slug), page.clone());
+            out.file(&format!("{}/index.html", essay.slug), page);
         }
         listed.records.push(p.record.clone());
         listed.feed.push(p.feed.clone());
-        out.insert(format!("{}/results.json", essay.slug), p.results.clone());
+        out.file(&format!("{}/results.json", essay.slug), &p.results);
+        if memo.forget {
+            // Gone to the sink: an empty page stands for a page that was made.
+            p.page = p.page.as_ref().map(|_| Bytes::default());
+            p.results = Bytes::default();
+            memo.results.clear();
+        }
         if p.page.is_none() {
             // Not kept: a page whose template failed is made again next time.
             memo.pages.remove(&essay.file);
@@ -861,7 +890,7 @@ struct PageIn<'a> {
 
 /// One essay's page, its search record, its feed entry and its `results.json` (taken
 /// from `results` while its claims and calls are unchanged).
-fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Vec<u8>)>) -> PageOut {
+fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Bytes)>) -> PageOut {
     let (essay, input, ctx) = (p.input.essay, p.input, p.ctx);
     let figure_ids: Vec<String> = essay.figures.iter().map(|f| f.id.clone()).collect();
     let resolved = links::resolve(essay, p.body, &figure_ids, p.link_ctx);
@@ -881,13 +910,14 @@ fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Vec<u8>)>) -> Pag
     t.insert("references", &references);
     let mut diags = resolved.diags;
     let page = match ctx.tera.render("essay.html", &t) {
-        Ok(page) => Some(page.into_bytes()),
+        Ok(page) => Some(Bytes::from(page.into_bytes())),
         Err(e) => {
             diags.push(tera_diag(&e, "templates/essay.html", ctx.files));
             None
         }
     };
     let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html);
+    let record = Bytes::from(serde_json::to_vec(&record).unwrap_or_default());
     let feed = feed::FeedEssay {
         slug: essay.slug.clone(),
         title: essay.front.title.clone(),
@@ -948,7 +978,7 @@ struct Published<'a> {
 
 /// An essay's published results: the claimed values and capped census summaries. Kept
 /// in `memo` apart from the page: it changes only with the claims (their lines) and calls.
-fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Vec<u8>)>) -> Vec<u8> {
+fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Bytes)>) -> Bytes {
     let essay = input.essay;
     let claims: Vec<PublishedClaim> = input
         .reports
@@ -991,6 +1021,7 @@ fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Vec<u8>)>) 
     let published = Published { essay: &essay.slug, title: &essay.front.title, claims: &claims, censuses };
     let mut results = serde_json::to_vec_pretty(&published).unwrap_or_default();
     results.push(b'\n');
+    let results = Bytes::from(results);
     memo.insert(essay.file.clone(), (key, results.clone()));
     results
 }
@@ -1056,7 +1087,16 @@ fn render_site_pages(ctx: &SiteCtx, files: &mut Files, diags: &mut Vec<Diagnosti
 fn render_listings(config: &Config, listed: &Listed, extra_pages: &[String], files: &mut Files) {
     let search = listed.search.unwrap_or(Keyer::new("search-index.json").key());
     files.list("search-index.json", search, || {
-        let mut index = serde_json::to_vec(&json!({ "essays": listed.records })).unwrap_or_default();
+        // `{"essays":[...]}` as serde_json writes it, from the records serialized once each
+        // (a prose edit then re-serializes one record, not every page's text).
+        let mut index = b"{\"essays\":[".to_vec();
+        for (i, r) in listed.records.iter().enumerate() {
+            if i > 0 {
+                index.push(b',');
+            }
+            index.extend_from_slice(r);
+        }
+        index.extend_from_slice(b"]}");
         index.push(b'\n');
         Some(index)
     });
@@ -1069,7 +1109,7 @@ fn render_listings(config: &Config, listed: &Listed, extra_pages: &[String], fil
 
 /// The static files (the built-ins, the site's over them) into `out`; those whose bytes
 /// differ from the last render's are counted.
-fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut Output) {
+fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut dyn Sink) {
     let mut hashes = BTreeMap::new();
     for (p, b) in &site.statics {
         let key = Keyer::new("static").part(b).key();
@@ -1077,7 +1117,7 @@ fn copy_statics(site: &SiteFiles, memo: &mut Memo, out: &mut Output) {
             memo.last.static_files += 1;
         }
         hashes.insert(p.clone(), key);
-        out.insert(p.clone(), b.clone());
+        out.file(p, &Bytes::from(b));
     }
     memo.statics = hashes;
 }
@@ -1133,13 +1173,37 @@ mod tests {
         let (essay, files) = site("<main>{{ essay.title }}|{{ content | safe }}|{% for r in references %}{{ r.key }}{% endfor %}</main>");
         let (out, diags) = render(&essay, &files);
         assert!(diags.is_empty(), "{diags:?}");
-        let page = String::from_utf8(out.files["strings/index.html"].clone()).unwrap();
+        let page = String::from_utf8(out.files["strings/index.html"].to_vec()).unwrap();
         assert!(page.starts_with("<main>Strings|") && page.ends_with("|conway</main>"), "{page}");
         assert!(page.contains("<a class=\"cite\" href=\"#ref-conway\">"), "{page}");
         assert_eq!(out.files["img/dot.svg"], b"<svg/>");
         for p in ["index.html", "ladder/index.html", "404.html", "strings/results.json", "search-index.json", "feed.xml", "style.css"] {
             assert!(out.files.contains_key(p), "no {p}");
         }
+    }
+
+    /// The search index, joined from records serialized one by one, is what serde_json
+    /// writes for `{"essays": [records]}` (two essays, so the separator is covered).
+    #[test]
+    fn the_search_index_is_serde_jsons_serialization_of_the_records() {
+        let (essay, files) = site("<main>{{ content | safe }}</main>");
+        let mut other = essay.clone();
+        other.file = "essays/other.md".into();
+        other.slug = "other".into();
+        other.front.title = "Other \"quoted\" title".into();
+        let (bound, fingerprints) = (BTreeMap::new(), BTreeMap::new());
+        let inputs = [
+            EssayInput { essay: &essay, bound: &bound, fingerprints: &fingerprints, reports: &[] },
+            EssayInput { essay: &other, bound: &bound, fingerprints: &fingerprints, reports: &[] },
+        ];
+        let mut out = Output::default();
+        render_site(&Config::default(), &files, &inputs, &mut out, &mut Memo::default());
+        let index = &out.files["search-index.json"];
+        let parsed: Value = serde_json::from_slice(index).unwrap();
+        assert_eq!(parsed["essays"].as_array().map(Vec::len), Some(2));
+        let mut expected = serde_json::to_vec(&json!({ "essays": parsed["essays"] })).unwrap();
+        expected.push(b'\n');
+        assert_eq!(*index, expected);
     }
 
     #[test]

@@ -25,10 +25,48 @@ pub struct Target {
     pub headings: Vec<Heading>,
 }
 
+/// Every essay a link may point to, in site order, indexed by slug and by the
+/// [`heading_id`] of title and slug, so that finding a link's essay costs O(1) rather
+/// than a scan of every essay (which made a site of n essays linking by title O(n²)).
+#[derive(Clone, Debug, Default)]
+pub struct Targets {
+    list: Vec<Target>,
+    /// Slug → the first essay with it.
+    by_slug: std::collections::HashMap<String, usize>,
+    /// `heading_id` of a title, or a slug → the first essay with that title id or slug.
+    by_name: std::collections::HashMap<String, usize>,
+}
+
+impl Targets {
+    /// The essays `list`, indexed.
+    pub fn new(list: Vec<Target>) -> Targets {
+        let mut by_slug = std::collections::HashMap::new();
+        let mut by_name = std::collections::HashMap::new();
+        for (i, t) in list.iter().enumerate() {
+            by_slug.entry(t.slug.clone()).or_insert(i);
+            by_name.entry(heading_id(&t.title)).or_insert(i);
+            by_name.entry(t.slug.clone()).or_insert(i);
+        }
+        Targets { list, by_slug, by_name }
+    }
+
+    /// Every essay, in site order.
+    pub fn list(&self) -> &[Target] {
+        &self.list
+    }
+
+    /// The essay a link to `target` names: the one whose slug is `target`, else the first
+    /// whose title or slug is `target` up to case, punctuation and spacing.
+    fn find(&self, target: &str) -> Option<&Target> {
+        let i = self.by_slug.get(target).or_else(|| self.by_name.get(&heading_id(target)))?;
+        self.list.get(*i)
+    }
+}
+
 /// Everything links resolve against.
 pub struct Context<'a> {
     /// Every essay of the site.
-    pub essays: &'a [Target],
+    pub essays: &'a Targets,
     /// Titles listed under `planned:`.
     pub planned: &'a [String],
     /// The bibliography.
@@ -48,11 +86,6 @@ pub struct Resolved {
     pub cited: Vec<String>,
 }
 
-fn find_essay<'a>(essays: &'a [Target], target: &str) -> Option<&'a Target> {
-    let want = heading_id(target);
-    essays.iter().find(|t| t.slug == target).or_else(|| essays.iter().find(|t| heading_id(&t.title) == want || t.slug == want))
-}
-
 fn find_heading<'a>(headings: &'a [Heading], h: &str) -> Option<&'a Heading> {
     let want = heading_id(h);
     headings.iter().find(|x| x.id == h).or_else(|| headings.iter().find(|x| x.id == want || heading_id(&x.text) == want))
@@ -63,17 +96,17 @@ fn find_heading<'a>(headings: &'a [Heading], h: &str) -> Option<&'a Heading> {
 /// the link names one), or, when it finds none, every essay's title and slug (the
 /// diagnostic lists them). Two bodies' links resolve alike against two lists of essays
 /// when this text is the same (watch mode re-renders a page only then).
-pub fn reads(body: &Body, essays: &[Target]) -> String {
+pub fn reads(body: &Body, essays: &Targets) -> String {
     let mut out = String::new();
     for rf in &body.refs {
         let RefKind::Essay { target, heading, .. } = &rf.kind else { continue };
         if target.is_empty() {
             continue;
         }
-        let part = match find_essay(essays, target) {
+        let part = match essays.find(target) {
             Some(t) if heading.is_some() => format!("{target:?} {:?} {:?} {:?}\n", t.slug, t.title, t.headings),
             Some(t) => format!("{target:?} {:?} {:?}\n", t.slug, t.title),
-            None => format!("{target:?} none {:?}\n", essays.iter().map(|t| (&t.title, &t.slug)).collect::<Vec<_>>()),
+            None => format!("{target:?} none {:?}\n", essays.list.iter().map(|t| (&t.title, &t.slug)).collect::<Vec<_>>()),
         };
         out.push_str(&part);
     }
@@ -156,7 +189,7 @@ fn essay_link(
     r: &mut Resolved,
 ) -> (String, String) {
     let (target, heading, own_text) = link;
-    let found = if target.is_empty() { None } else { find_essay(ctx.essays, target) };
+    let found = if target.is_empty() { None } else { ctx.essays.find(target) };
     if !target.is_empty() && found.is_none() {
         if let Some(p) = ctx.planned.iter().find(|p| heading_id(p) == heading_id(target)) {
             if !r.planned.contains(p) {
@@ -168,7 +201,7 @@ fn essay_link(
                 (format!("<span class=\"planned\">{}</span>", escape(target)), String::new())
             };
         }
-        let titles: Vec<String> = ctx.essays.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
+        let titles: Vec<String> = ctx.essays.list.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
         r.diags.push(err(
             Code::UnknownEssay,
             format!("link to an essay that does not exist: `{target}`"),
@@ -255,12 +288,12 @@ mod tests {
         (e, b)
     }
 
-    fn targets() -> Vec<Target> {
-        vec![Target {
+    fn targets() -> Targets {
+        Targets::new(vec![Target {
             slug: "no-two-heaps".into(),
             title: "Nim where no two heaps match".into(),
             headings: vec![Heading { level: 2, id: "the-proof".into(), text: "The proof".into() }],
-        }]
+        }])
     }
 
     #[test]

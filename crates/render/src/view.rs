@@ -58,14 +58,116 @@ impl SiteFiles {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Output {
     /// The files.
-    pub files: BTreeMap<String, Vec<u8>>,
+    pub files: BTreeMap<String, Bytes>,
 }
 
 impl Output {
     /// Add or replace a file.
-    pub fn insert(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
+    pub fn insert(&mut self, path: impl Into<String>, bytes: impl Into<Bytes>) {
         self.files.insert(path.into(), bytes.into());
     }
+}
+
+/// A file's bytes, shared rather than copied: the render's memory and every [`Output`]
+/// made from it hold the same bytes, so watch mode's output of a rebuild costs a count
+/// per file, not a copy of the site. Reads as a `[u8]`.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Bytes(std::sync::Arc<[u8]>);
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(&self.0))
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(v: Vec<u8>) -> Bytes {
+        Bytes(v.into())
+    }
+}
+
+impl From<&[u8]> for Bytes {
+    fn from(v: &[u8]) -> Bytes {
+        Bytes(v.into())
+    }
+}
+
+impl From<&Vec<u8>> for Bytes {
+    fn from(v: &Vec<u8>) -> Bytes {
+        Bytes(v.as_slice().into())
+    }
+}
+
+impl From<String> for Bytes {
+    fn from(v: String) -> Bytes {
+        Bytes(v.into_bytes().into())
+    }
+}
+
+impl From<&str> for Bytes {
+    fn from(v: &str) -> Bytes {
+        Bytes(v.as_bytes().into())
+    }
+}
+
+impl PartialEq<[u8]> for Bytes {
+    fn eq(&self, other: &[u8]) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<Vec<u8>> for Bytes {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl<const N: usize> PartialEq<[u8; N]> for Bytes {
+    fn eq(&self, other: &[u8; N]) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl<const N: usize> PartialEq<&[u8; N]> for Bytes {
+    fn eq(&self, other: &&[u8; N]) -> bool {
+        *self.0 == **other
+    }
+}
+
+/// Where a render puts each file as soon as it is made: an [`Output`] in memory (watch
+/// mode, tests), the temporary folder of a build (the site crate's `output::Staging`, so
+/// that a build holds no more than one page at a time), or nowhere ([`Discard`], `check`).
+/// A path given twice means its later bytes (a site static file over a theme's).
+pub trait Sink {
+    /// Add or replace the file at `path` (relative to the output root, `/`-separated).
+    fn file(&mut self, path: &str, bytes: &Bytes);
+}
+
+impl Sink for Output {
+    fn file(&mut self, path: &str, bytes: &Bytes) {
+        self.files.insert(path.to_string(), bytes.clone());
+    }
+}
+
+/// A [`Sink`] that keeps nothing: `check` renders every page for its diagnostics only.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Discard;
+
+impl Sink for Discard {
+    fn file(&mut self, _: &str, _: &Bytes) {}
 }
 
 /// The files of `templates/` and `static/` at the repository's root, for this crate's

@@ -1,7 +1,8 @@
 //! The built site in memory, and writing it out atomically.
 //!
-//! A build renders every file into an [`Output`] first. Writing puts them into a fresh
-//! folder beside the output folder (same file system) and then exchanges the two in one
+//! A build writes every file, as the render makes it, into a fresh folder beside the
+//! output folder (same file system; [`Staging`]; [`write_atomically`] does the same from
+//! an [`Output`] held in memory), and once all are written exchanges the two in one
 //! atomic step where the system offers it (`renameat2(RENAME_EXCHANGE)` on Linux,
 //! `renameatx_np(RENAME_SWAP)` on macOS, both through rustix), then removes the old one.
 //! A build that fails, or is killed at any point, leaves the previous output folder
@@ -36,7 +37,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use countersign_render::Output;
+use countersign_render::{Output, Sink};
 
 /// The file every build writes at the top of its output folder; its presence is what lets
 /// a later build replace that folder.
@@ -156,8 +157,9 @@ pub fn lock_output(out: &Path, on_wait: impl FnOnce()) -> io::Result<OutputLock>
 }
 
 /// The named points of a write at which `COUNTERSIGN_KILL_AT` kills the build, in order:
-/// the lock taken, leftovers removed, the temporary folder created, half the files
-/// written, all written, the marker written; then, with an exchange, the folders
+/// the lock taken, leftovers removed, the temporary folder created, some of the files
+/// written (half of them from an [`Output`]; one, when the render writes them as it makes
+/// them), all written, the marker written; then, with an exchange, the folders
 /// exchanged (the old site is then in the temporary folder, not yet removed), or with two
 /// renames the old folder set aside (no output folder until the second rename) and the
 /// new one renamed into place (the old one not yet removed). [`fault_points`] says which
@@ -294,32 +296,107 @@ fn refuse_foreign(out: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Write every file of `output`, then the marker, into the new folder `tmp`.
-fn fill(tmp: &Path, output: &Output, writer: &mut dyn Writer) -> io::Result<()> {
-    std::fs::create_dir_all(tmp).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", tmp.display())))?;
-    fault_point("created");
-    for (i, (rel, bytes)) in output.files.iter().enumerate() {
-        if i == output.files.len() / 2 {
-            fault_point("half-written");
-        }
-        // Every file goes inside the output folder: a name with `..`, a root or a
-        // prefix (from a hostile anchor or slug) is refused, never joined.
+/// A build's new site, written file by file into its temporary folder beside the output
+/// folder as the render makes each file (a [`Sink`]), then published in one step by
+/// [`Staging::publish`]. So a build holds no page longer than it takes to write it, and
+/// the publishing is [`write_atomically`]'s: until `publish` swaps the folders the previous
+/// site stands as it was; dropped without publishing (the build failed), the temporary
+/// folder is removed.
+///
+/// The first write that fails is kept and returned by `publish`; nothing is written after
+/// it. A path that is not inside the output folder (`..`, a root, from a hostile anchor or
+/// slug) is such a failure, never joined.
+pub struct Staging<'a> {
+    out: PathBuf,
+    tmp: PathBuf,
+    writer: &'a mut dyn Writer,
+    /// The paths written, to count the files (a path written twice is one file).
+    paths: std::collections::BTreeSet<String>,
+    /// Files given so far, and at which one the fault point `half-written` is.
+    given: usize,
+    half_at: usize,
+    error: Option<io::Error>,
+    published: bool,
+}
+
+impl<'a> Staging<'a> {
+    /// Make the temporary folder for a new site at `out`, with `lock` ([`lock_output`]'s
+    /// for `out`) held: first put back an output folder a build killed between its two
+    /// renames left missing, refuse a folder countersign did not write, and remove what
+    /// killed builds left beside it. Errors: those of [`write_atomically`] before any file.
+    pub fn begin(out: &Path, writer: &'a mut dyn Writer, lock: &OutputLock) -> io::Result<Staging<'a>> {
+        fault_point("locked");
+        restore_interrupted(out, lock)?;
+        refuse_foreign(out)?;
+        remove_leftovers(out, lock);
+        fault_point("cleaned");
+        let tmp = sibling(out, "tmp");
+        std::fs::create_dir_all(&tmp).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", tmp.display())))?;
+        fault_point("created");
+        let paths = Default::default();
+        Ok(Staging { out: out.to_path_buf(), tmp, writer, paths, given: 0, half_at: 1, error: None, published: false })
+    }
+
+    /// How many files are written.
+    pub fn files(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// Write one file under the temporary folder.
+    fn put(&mut self, rel: &str, bytes: &[u8]) -> io::Result<()> {
         if rel.is_empty() || !Path::new(rel).components().all(|c| matches!(c, std::path::Component::Normal(_))) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("refusing to write {rel:?}: it is not a path inside the output folder"),
             ));
         }
-        let path = tmp.join(rel);
+        let path = self.tmp.join(rel);
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p).map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display())))?;
         }
-        writer.write(&path, bytes).map_err(|e| io::Error::new(e.kind(), format!("cannot write {rel}: {e}")))?;
+        self.writer.write(&path, bytes).map_err(|e| io::Error::new(e.kind(), format!("cannot write {rel}: {e}")))?;
+        self.paths.insert(rel.to_string());
+        Ok(())
     }
-    fault_point("written");
-    writer.write(&tmp.join(MARKER), MARKER_TEXT.as_bytes()).map_err(|e| io::Error::new(e.kind(), format!("cannot write {MARKER}: {e}")))?;
-    fault_point("marked");
-    Ok(())
+
+    /// Write the marker last and put the new site at the output folder (see [`swap`]).
+    /// Errors: the first write that failed, the marker's, the swap's; the previous site is
+    /// then as it was and the temporary folder removed.
+    pub fn publish(mut self, publish: Publish) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        fault_point("written");
+        let marker = self.tmp.join(MARKER);
+        self.writer.write(&marker, MARKER_TEXT.as_bytes()).map_err(|e| io::Error::new(e.kind(), format!("cannot write {MARKER}: {e}")))?;
+        fault_point("marked");
+        swap(&self.tmp, &self.out, publish)?;
+        self.published = true;
+        Ok(())
+    }
+}
+
+impl Sink for Staging<'_> {
+    fn file(&mut self, path: &str, bytes: &countersign_render::Bytes) {
+        if self.error.is_some() {
+            return;
+        }
+        if self.given == self.half_at {
+            fault_point("half-written");
+        }
+        self.given += 1;
+        if let Err(e) = self.put(path, bytes) {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl Drop for Staging<'_> {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
 }
 
 /// Put the filled folder `tmp` at `out`: with [`Publish::Exchange`] one exchange (the old
@@ -383,17 +460,12 @@ fn restore_interrupted(out: &Path, _lock: &OutputLock) -> io::Result<()> {
 /// cannot be written (the error names it), or the swap fails; in every case `out` is left
 /// as it was and the temporary folder is removed.
 pub fn write_atomically(out: &Path, output: &Output, writer: &mut dyn Writer, lock: &OutputLock, publish: Publish) -> io::Result<()> {
-    fault_point("locked");
-    restore_interrupted(out, lock)?;
-    refuse_foreign(out)?;
-    remove_leftovers(out, lock);
-    fault_point("cleaned");
-    let tmp = sibling(out, "tmp");
-    let result = fill(&tmp, output, writer).and_then(|()| swap(&tmp, out, publish));
-    if result.is_err() {
-        let _ = std::fs::remove_dir_all(&tmp);
+    let mut staging = Staging::begin(out, writer, lock)?;
+    staging.half_at = output.files.len() / 2;
+    for (rel, bytes) in &output.files {
+        staging.file(rel, bytes);
     }
-    result
+    staging.publish(publish)
 }
 
 #[cfg(test)]
@@ -415,6 +487,16 @@ mod tests {
             }
             std::fs::write(path, bytes)
         }
+    }
+
+    /// Write `output` and the marker into the folder `tmp`: a whole new site, as a build
+    /// killed between its two renames leaves it.
+    fn fill(tmp: &Path, output: &Output, writer: &mut dyn Writer) -> io::Result<()> {
+        for (rel, bytes) in &output.files {
+            std::fs::create_dir_all(tmp.join(rel).parent().unwrap())?;
+            writer.write(&tmp.join(rel), bytes)?;
+        }
+        writer.write(&tmp.join(MARKER), MARKER_TEXT.as_bytes())
     }
 
     fn site(pairs: &[(&str, &str)]) -> Output {

@@ -20,7 +20,7 @@ use countersign_core::check::{self, Bound, ClaimReport, Status};
 use countersign_core::config::{self, Config};
 use countersign_core::content::{self, locate_keys, offset_of, Essay};
 use countersign_core::diag::{Code, Diagnostic, Sources};
-use countersign_render::{Output, SiteFiles, Theme};
+use countersign_render::{Output, Sink, SiteFiles, Theme};
 
 use crate::cache::{self, Cache};
 use crate::censuses::{self, SiteCensus};
@@ -796,7 +796,8 @@ pub struct Run {
     pub stats: Stats,
     /// Claim reports per essay.
     pub checked: Option<Checked>,
-    /// The rendered site, when asked for and when nothing failed.
+    /// The rendered site, when asked for and when nothing failed; `None` too when the
+    /// files went to [`Hooks::sink`] as they were made.
     pub output: Option<Output>,
     /// Every diagnostic, in stage order.
     pub diags: Vec<Diagnostic>,
@@ -829,6 +830,10 @@ pub struct Hooks<'a> {
     /// as `Plan::calls`): setting one stops that call at its next checkpoint, and the run
     /// then ends without checking or rendering.
     pub on_plan: Option<&'a OnPlan<'a>>,
+    /// Where the rendered files go as they are made (a build's temporary folder, or
+    /// nowhere for `check`) instead of an [`Output`] held in memory; then
+    /// [`Run::output`] is `None`.
+    pub sink: Option<&'a mut dyn Sink>,
 }
 
 /// The callback of [`Hooks::on_plan`]: the plan and one cancellation flag per call.
@@ -845,8 +850,9 @@ pub struct Work {
     pub rendered: countersign_render::Rendered,
 }
 
-/// One essay's claims as last checked: (text, bindings) → (reports, diagnostics).
-type CheckMemo = (String, Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
+/// One essay's claims as last checked: (BLAKE3 of its text, bindings) → (reports,
+/// diagnostics). The hash, not a copy of the text: a rebuild then copies no essay's text.
+type CheckMemo = ([u8; 32], Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
 
 /// What watch mode keeps between runs, so that a run redoes only what its changes touch:
 ///
@@ -919,8 +925,13 @@ pub fn draft_warnings(essays: &[Essay]) -> Vec<Diagnostic> {
 /// Render every essay of `loaded` with its checked claims (see
 /// [`countersign_render::render_site`]); with [`Drafts::LeftOut`], every essay but the drafts,
 /// whose titles then count as planned.
-fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut countersign_render::Memo, drafts: Drafts) -> (Output, Vec<Diagnostic>) {
-    let mut out = Output::default();
+fn render_stage(
+    loaded: &Loaded,
+    checked: &Checked,
+    memo: &mut countersign_render::Memo,
+    drafts: Drafts,
+    out: &mut dyn Sink,
+) -> Vec<Diagnostic> {
     let leave_out = |e: &Essay| drafts == Drafts::LeftOut && e.front.draft;
     let mut config = std::borrow::Cow::Borrowed(&loaded.config);
     for e in loaded.essays.iter().filter(|e| leave_out(e)) {
@@ -946,8 +957,7 @@ fn render_stage(loaded: &Loaded, checked: &Checked, memo: &mut countersign_rende
     for image in loaded.images.iter().filter(|i| inputs.iter().any(|e| e.essay.slug == i.slug)) {
         files.to_mut().statics.entry(image.out.clone()).or_insert_with(|| image.bytes.clone());
     }
-    let d = countersign_render::render_site(&config, &files, &inputs, &mut out, memo);
-    (out, d)
+    countersign_render::render_site(&config, &files, &inputs, out, memo)
 }
 
 /// Load, plan, compute, check and (when `opts.render`) render a site.
@@ -967,8 +977,16 @@ pub fn run_publishing(opts: &RunOptions) -> Run {
     run_drafts(opts, Hooks::default(), Drafts::LeftOut).expect("a run nobody cancels finishes")
 }
 
+/// [`run_publishing`], each rendered file going to `sink` as it is made (see
+/// [`Hooks::sink`]): a build writes its pages into the temporary folder one at a time.
+pub fn run_publishing_into(opts: &RunOptions, sink: &mut dyn Sink) -> Run {
+    run_drafts(opts, Hooks { sink: Some(sink), ..Hooks::default() }, Drafts::LeftOut).expect("a run nobody cancels finishes")
+}
+
 /// [`run_with`], rendering drafts or leaving them out.
 fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
+    // Without a memory kept between runs, render with one that keeps no page once made.
+    let one_shot = hooks.memo.is_none();
     let mut fresh = Incremental::default();
     let memo = hooks.memo.unwrap_or(&mut fresh);
     memo.last = Work::default();
@@ -980,7 +998,7 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     if memo.config.as_ref() != Some(&config_text) {
         // A new configuration: everything but the parsed essays is made afresh.
         memo.checks.clear();
-        memo.render = countersign_render::Memo::default();
+        memo.render = if one_shot { countersign_render::Memo::forgetful() } else { countersign_render::Memo::default() };
         memo.config = Some(config_text);
     }
     let plan = plan(&loaded);
@@ -1004,14 +1022,15 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>| {
         let binding: Vec<(String, String, bool)> =
             plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), bound.contains_key(id))).collect();
+        let text = *blake3::hash(essay.source.as_bytes()).as_bytes();
         let (reports, diags) = match old.remove(&essay.file) {
-            Some((s, b, r, d)) if s == essay.source && b == binding => (r, d),
+            Some((s, b, r, d)) if s == text && b == binding => (r, d),
             _ => {
                 checked_now += 1;
                 check::check_essay(essay, bound)
             }
         };
-        checks.insert(essay.file.clone(), (essay.source.clone(), binding, reports.clone(), diags.clone()));
+        checks.insert(essay.file.clone(), (text, binding, reports.clone(), diags.clone()));
         (reports, diags)
     });
     memo.checks = checks;
@@ -1021,12 +1040,19 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     diags.extend(site_diags);
     diags.extend(results.diags.iter().cloned());
     diags.extend(checked.diags.iter().cloned());
+    let mut sink = hooks.sink;
     let output = opts.render.then(|| {
-        let (out, d) = render_stage(&loaded, &checked, &mut memo.render, drafts);
+        let mut held = Output::default();
+        let out: &mut dyn Sink = match sink.as_deref_mut() {
+            Some(s) => s,
+            None => &mut held,
+        };
+        let d = render_stage(&loaded, &checked, &mut memo.render, drafts, out);
         memo.last.rendered = memo.render.last;
         diags.extend(d);
-        out
+        held
     });
+    let output = output.filter(|_| sink.is_none());
     let work = memo.last;
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
 }

@@ -31,7 +31,7 @@ fn paths_are_decoded_and_traversal_is_refused() {
 
 #[test]
 fn slugs_map_to_their_index() {
-    let mut files = std::collections::BTreeMap::new();
+    let mut files: std::collections::BTreeMap<String, Vec<u8>> = std::collections::BTreeMap::new();
     files.insert("index.html".to_string(), vec![]);
     files.insert("small/index.html".to_string(), vec![]);
     files.insert("style.css".to_string(), vec![]);
