@@ -20,9 +20,11 @@ fn countersign(root: &Path, args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-/// A copy of the fixture site `tests/sites/ext-census-subtraction` in `into`.
+/// A copy of the fixture site `tests/sites/ext-census-subtraction` in `into`, with the
+/// census script `countersign new` writes (its `copies:`).
 fn subtraction_site(into: &Path) -> PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ext-census-subtraction");
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let from = repository.join("tests/sites/ext-census-subtraction");
     let root = into.join("site");
     for entry in walkdir::WalkDir::new(&from).sort_by_file_name() {
         let entry = entry.unwrap();
@@ -33,6 +35,7 @@ fn subtraction_site(into: &Path) -> PathBuf {
             std::fs::copy(entry.path(), &to).unwrap();
         }
     }
+    std::fs::copy(repository.join("src/scaffold/subtraction.py"), root.join("censuses/subtraction.py")).unwrap();
     root
 }
 

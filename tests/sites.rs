@@ -17,6 +17,9 @@
 //! symlinks:                 # optional; made by the test (never committed, so a
 //!   essays/gone.md: nowhere.md   # Windows checkout stays whole): link -> target; the
 //!                           # case then runs in a copy, and only where symlinks exist
+//! copies:                   # optional; files of this repository copied into the case
+//!   censuses/subtraction.py: src/scaffold/subtraction.py   # (the case runs in a copy),
+//!                           # so a script shared with `countersign new` is kept once
 //! ```
 //!
 //! The diagnostics are read from the rendered stderr: each `error[code]: …` or
@@ -48,6 +51,10 @@ struct Expect {
     /// Symlinks to make in a copy of the case before running it: link path -> target.
     #[serde(default)]
     symlinks: std::collections::BTreeMap<String, String>,
+    /// Files of this repository to copy into a copy of the case: path in the case -> path
+    /// from the repository's root.
+    #[serde(default)]
+    copies: std::collections::BTreeMap<String, String>,
 }
 
 /// The diagnostics rendered in `stderr`, in order, as `severity[code] place`: the place
@@ -82,33 +89,36 @@ fn diagnostic_head(line: &str) -> Option<&str> {
     kebab.then(|| &line[..=end])
 }
 
-/// A copy of `case` with `links` made in it, or None where this platform has no symlinks
-/// a test can make (the case is then skipped, and says so).
-fn with_symlinks(case: &Path, links: &std::collections::BTreeMap<String, String>, into: &Path) -> Option<std::path::PathBuf> {
+/// A copy of `case` in `into` with `expect`'s copies and symlinks made in it, or None
+/// where this platform has no symlinks a test can make and the case asks for one (the
+/// case is then skipped, and says so).
+fn prepared(case: &Path, expect: &Expect, into: &Path) -> Option<std::path::PathBuf> {
+    if !expect.symlinks.is_empty() && cfg!(not(unix)) {
+        return None;
+    }
+    let copy = into.join("site");
+    for entry in walkdir::WalkDir::new(case).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let to = copy.join(entry.path().strip_prefix(case).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (to, from) in &expect.copies {
+        let at = copy.join(to);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::copy(repository.join(from), &at).unwrap_or_else(|e| panic!("copies: {from}: {e}"));
+    }
     #[cfg(unix)]
-    {
-        let copy = into.join("site");
-        for entry in walkdir::WalkDir::new(case).sort_by_file_name() {
-            let entry = entry.unwrap();
-            let to = copy.join(entry.path().strip_prefix(case).unwrap());
-            if entry.file_type().is_dir() {
-                std::fs::create_dir_all(&to).unwrap();
-            } else {
-                std::fs::copy(entry.path(), &to).unwrap();
-            }
-        }
-        for (link, target) in links {
-            let at = copy.join(link);
-            std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-            std::os::unix::fs::symlink(target, &at).unwrap();
-        }
-        Some(copy)
+    for (link, target) in &expect.symlinks {
+        let at = copy.join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, &at).unwrap();
     }
-    #[cfg(not(unix))]
-    {
-        let _ = (case, links, into);
-        None
-    }
+    Some(copy)
 }
 
 #[test]
@@ -125,10 +135,10 @@ fn every_fixture_site_gives_its_stated_diagnostics() {
             .unwrap_or_else(|e| panic!("{name}/expect.yaml: {e}"));
         let out_dir = tempfile::tempdir().unwrap();
         let linked;
-        let case = if expect.symlinks.is_empty() {
+        let case = if expect.symlinks.is_empty() && expect.copies.is_empty() {
             case
         } else {
-            match with_symlinks(case, &expect.symlinks, out_dir.path()) {
+            match prepared(case, &expect, out_dir.path()) {
                 Some(copy) => {
                     linked = copy;
                     &linked
