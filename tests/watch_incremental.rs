@@ -137,8 +137,9 @@ impl Site {
     /// whether the site built without errors.
     fn step(&mut self, what: &str) -> (Work, bool, pipeline::Stats) {
         let opts = self.opts();
-        let run = pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None, sink: None })
-            .expect("nothing cancels this run");
+        let mut run =
+            pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None, sink: None })
+                .expect("nothing cancels this run");
         let full = pipeline::run(&opts, None);
         let inc = run.output.as_ref().expect("the incremental run renders");
         let fresh = full.output.as_ref().expect("the full build renders");
@@ -162,7 +163,9 @@ impl Site {
         if !run.ok() {
             eprintln!("{what}:\n{}", run.loaded.sources.render(&run.diags, false));
         }
-        (run.work, run.ok(), run.stats)
+        let result = (run.work, run.ok(), run.stats);
+        self.memo.give_back(std::mem::take(&mut run.loaded.essays));
+        result
     }
 }
 
