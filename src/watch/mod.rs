@@ -218,7 +218,6 @@ impl Builder {
             return None;
         };
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let tm = std::env::var_os("CS_TIMINGS").is_some();
         let errors = run.diags.iter().filter(|d| d.is_error()).count();
         let warnings = run.diags.len() - errors;
         let ok = run.ok() && run.output.is_some();
@@ -268,9 +267,6 @@ impl Builder {
             "cancelled": self.cancelled,
         });
         self.memo.give_back(std::mem::take(&mut run.loaded.essays));
-        if tm {
-            eprintln!("TIMING builder total: {:.1} ms (run {ms:.1})", started.elapsed().as_secs_f64() * 1000.0);
-        }
         Some(Built { snapshot: Snapshot { generation, files, error, status }, printed, summary })
     }
 }

@@ -608,20 +608,9 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
         site: json!({ "title": config.title, "base_url": config.base_url, "description": config.description, "claim_marks": config.claim_marks }),
         ladders: Ladders::of(inputs, &config.ladders),
     };
-    let tm = std::env::var_os("CS_TIMINGS").is_some();
-    let mut t0 = std::time::Instant::now();
-    let mut lap = |what: &str| {
-        if tm {
-            eprintln!("TIMING   render {what}: {:.1} ms", t0.elapsed().as_secs_f64() * 1000.0);
-        }
-        t0 = std::time::Instant::now();
-    };
-    lap("setup");
     let mut diags = bibliography.2.clone();
     let body_keys = render_bodies(inputs, &math, memo, out, &mut diags);
-    lap("bodies");
     let listed = render_essay_pages(&ctx, inputs, &body_keys, &bibliography, memo, out, &mut diags);
-    lap("pages");
     diags.extend(planned_warnings(config, &listed.planned));
     // Forget the figures and results of essays that are gone.
     // (By a map of the essays' files: a scan of the inputs per entry is quadratic.)
@@ -632,11 +621,8 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
     let mut files = Files { old: &mut old_files, new: &mut memo.files, out, made: &mut memo.last.pages };
     let extra_pages = render_site_pages(&ctx, &mut files, &mut diags);
     files.made = &mut memo.last.lists;
-    lap("site pages");
     render_listings(config, &listed, &extra_pages, &mut files);
-    lap("listings");
     copy_statics(site, memo, out);
-    lap("statics");
     memo.bib = Some(bibliography);
     memo.templates = Some(templates);
     diags

@@ -76,29 +76,15 @@ fn load_with(root: &Path, theme: &Theme, units: &mut dyn Units) -> (Loaded, Opti
             Config::default()
         }
     };
-    let t0 = Instant::now();
-    let tm = std::env::var_os("CS_TIMINGS").is_some();
     let (essays, d) = essays::load_dir_with(root, &root.join("essays"), units);
-    if tm {
-        eprintln!("TIMING   load essays: {:.1}", t0.elapsed().as_secs_f64() * 1000.0);
-    }
     diags.extend(d);
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
-    if tm {
-        eprintln!("TIMING   load sources: {:.1}", t0.elapsed().as_secs_f64() * 1000.0);
-    }
     let (images, d) = crate::images::load_with(&essays, units);
     diags.extend(d);
-    if tm {
-        eprintln!("TIMING   load images: {:.1}", t0.elapsed().as_secs_f64() * 1000.0);
-    }
     let (files, d) = crate::files::load(root, theme);
     diags.extend(d);
-    if tm {
-        eprintln!("TIMING   load files: {:.1}", t0.elapsed().as_secs_f64() * 1000.0);
-    }
     for n in &files.own_templates {
         sources.add(format!("templates/{n}"), files.template(n).unwrap_or_default());
     }
@@ -1167,14 +1153,6 @@ pub fn run_publishing_into(opts: &RunOptions, sink: &mut dyn Sink) -> Run {
 /// [`run_with`], rendering drafts or leaving them out.
 fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     // Without a memory kept between runs, render with one that keeps no page once made.
-    let tm = std::env::var_os("CS_TIMINGS").is_some();
-    let mut t0 = Instant::now();
-    let mut lap = |what: &str| {
-        if tm {
-            eprintln!("TIMING {what}: {:.1} ms", t0.elapsed().as_secs_f64() * 1000.0);
-        }
-        t0 = Instant::now();
-    };
     let one_shot = hooks.memo.is_none();
     let mut fresh = Incremental::default();
     let memo = hooks.memo.unwrap_or(&mut fresh);
@@ -1190,11 +1168,8 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
         memo.render = if one_shot { countersign_render::Memo::forgetful() } else { countersign_render::Memo::default() };
         memo.config = Some(config_text);
     }
-    lap("load");
     let plan = plan_with(&loaded, &mut memo.prepares);
-    lap("plan");
     let site_diags = validate(&loaded);
-    lap("validate");
     let flags: Vec<Arc<AtomicBool>> = plan.calls.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
     if let Some(f) = hooks.on_plan {
         f(&plan, &flags);
@@ -1204,7 +1179,6 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
         &plan,
         &ComputeOptions { cache: &cache, memory: hooks.memory, progress: opts.progress, cancel: Arc::default(), flags: Some(&flags) },
     );
-    lap("compute");
     if flags.iter().any(|f| f.load(Ordering::SeqCst)) {
         return None;
     }
@@ -1230,7 +1204,6 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     });
     memo.checks = checks;
     memo.last.checked = checked_now;
-    lap("check");
     let mut diags = loaded.diags.clone();
     diags.extend(plan.diags.iter().cloned());
     diags.extend(site_diags);
@@ -1248,7 +1221,6 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
         diags.extend(d);
         held
     });
-    lap("render");
     let output = output.filter(|_| sink.is_none());
     let work = memo.last;
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
