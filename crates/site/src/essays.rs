@@ -79,8 +79,12 @@ pub trait Units {
     fn unchanged(&mut self, file: &str, path: &FsPath) -> Option<(Option<Essay>, Vec<Diagnostic>)>;
     /// Parse one essay file: (file as shown, path on disk, text) → [`parse_essay`]'s answer.
     fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>);
-    /// The local images `essay` shows (see [`crate::images::references`]).
-    fn images(&mut self, essay: &Essay) -> Vec<(String, std::ops::Range<usize>)>;
+    /// The local images `essay` shows, when kept from the load that parsed it (`None`:
+    /// find them in its text, see `images::references`).
+    fn images(&mut self, essay: &Essay) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+        let _ = essay;
+        None
+    }
 }
 
 /// Every essay read and parsed afresh.
@@ -92,9 +96,6 @@ impl Units for Fresh {
     }
     fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
         parse_essay(file, path, source)
-    }
-    fn images(&mut self, essay: &Essay) -> Vec<(String, std::ops::Range<usize>)> {
-        crate::images::references(essay)
     }
 }
 

@@ -81,7 +81,7 @@ fn load_with(root: &Path, theme: &Theme, units: &mut dyn Units) -> (Loaded, Opti
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
-    let (images, d) = crate::images::load_with(&essays, units);
+    let (images, d) = crate::images::load_with(&essays, &mut |e| units.images(e).unwrap_or_else(|| crate::images::references(e)));
     diags.extend(d);
     let (files, d) = crate::files::load(root, theme);
     diags.extend(d);
@@ -1039,8 +1039,8 @@ impl Units for Loading<'_> {
         out
     }
 
-    fn images(&mut self, essay: &Essay) -> Vec<(String, std::ops::Range<usize>)> {
-        self.new.get(&essay.file).map_or_else(|| crate::images::references(essay), |u| u.images.clone())
+    fn images(&mut self, essay: &Essay) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+        self.new.get(&essay.file).map(|u| u.images.clone())
     }
 }
 
