@@ -46,7 +46,7 @@ fn a_result_that_does_not_serialize_is_a_bug_diagnostic_and_is_not_cached() {
         calls: vec![Call {
             key: "k".repeat(64),
             census: Callable::Builtin(&TUPLE_KEYS),
-            prepared,
+            prepared: std::sync::Arc::new(prepared),
             fingerprint: "f".into(),
             at: ("essays/t.md".into(), 0..0),
         }],

@@ -137,8 +137,9 @@ impl Site {
     /// whether the site built without errors.
     fn step(&mut self, what: &str) -> (Work, bool, pipeline::Stats) {
         let opts = self.opts();
-        let run = pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None, sink: None })
-            .expect("nothing cancels this run");
+        let mut run =
+            pipeline::run_with(&opts, Hooks { memory: Some(&self.memory), memo: Some(&mut self.memo), on_plan: None, sink: None })
+                .expect("nothing cancels this run");
         let full = pipeline::run(&opts, None);
         let inc = run.output.as_ref().expect("the incremental run renders");
         let fresh = full.output.as_ref().expect("the full build renders");
@@ -162,7 +163,9 @@ impl Site {
         if !run.ok() {
             eprintln!("{what}:\n{}", run.loaded.sources.render(&run.diags, false));
         }
-        (run.work, run.ok(), run.stats)
+        let result = (run.work, run.ok(), run.stats);
+        self.memo.give_back(std::mem::take(&mut run.loaded.essays));
+        result
     }
 }
 
@@ -318,4 +321,59 @@ fn a_cancelled_call_stops_alone() {
     assert!(results.values[1].is_some(), "the call left running was thrown away");
     assert_eq!(results.stats.ran, 1);
     assert!(!flags[1].load(Ordering::SeqCst));
+}
+
+/// Wait until every file written so far is older than the memo's settling time, so its
+/// stamp is trusted and the next run reads it only when the stamp changed.
+fn settle(s: &Site) {
+    std::thread::sleep(s.memo.settles + std::time::Duration::from_millis(30));
+}
+
+#[test]
+fn a_file_is_read_again_only_when_its_stamp_changed_and_every_save_style_is_seen() {
+    let mut s = Site::new();
+    s.memo.settles = std::time::Duration::from_millis(60);
+    s.step("first build");
+    settle(&s);
+    let (w, _, _) = s.step("nothing changed, files settled");
+    assert_eq!(w.parsed, 0, "{w:?}");
+
+    // A same-size edit whose modification time is put back: its status-change time moved.
+    let a = s.dir.path().join("essays/a.md");
+    let before = std::fs::metadata(&a).unwrap().modified().unwrap();
+    s.edit("essays/a.md", "There are", "Where are");
+    std::fs::File::options().write(true).open(&a).unwrap().set_times(std::fs::FileTimes::new().set_modified(before)).unwrap();
+    settle(&s);
+    let (w, ok, _) = s.step("same-size edit, modification time restored");
+    assert!(ok);
+    assert_eq!(w.parsed, 1, "{w:?}");
+
+    // A temporary file written and renamed over the essay (sed -i, VS Code).
+    settle(&s);
+    let b = s.dir.path().join("essays/b.md");
+    let text = std::fs::read_to_string(&b).unwrap().replace("Back to", "Now back to");
+    std::fs::write(s.dir.path().join("essays/b.md.tmp"), text).unwrap();
+    std::fs::rename(s.dir.path().join("essays/b.md.tmp"), &b).unwrap();
+    settle(&s);
+    let (w, ok, _) = s.step("temporary file renamed over the essay");
+    assert!(ok);
+    assert_eq!(w.parsed, 1, "{w:?}");
+
+    // Two essays saved in one burst: both are seen.
+    s.edit("essays/a.md", "Where are", "There are");
+    s.edit("essays/c.md", "A loose essay", "A loose little essay");
+    settle(&s);
+    let (w, ok, _) = s.step("two essays saved at once");
+    assert!(ok);
+    assert_eq!((w.parsed, w.rendered.bodies), (2, 2), "{w:?}");
+
+    // Saves closer together than the file system's clock ticks: the run between them
+    // read a file too fresh to trust its stamp, so the next run reads it again.
+    s.edit("essays/c.md", "little essay", "lithe essay");
+    let (w, _, _) = s.step("a save, built at once");
+    assert_eq!(w.parsed, 1, "{w:?}");
+    s.edit("essays/c.md", "lithe essay", "light essay");
+    let (w, ok, _) = s.step("a second same-size save within the tick");
+    assert!(ok);
+    assert_eq!(w.parsed, 1, "{w:?}");
 }

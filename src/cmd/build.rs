@@ -59,7 +59,8 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
         return fail(format!("cannot write the site to {}: {e}", out.display()));
     }
     // Counted as `check` counts them: claims compared with a result (see `was_checked`).
-    let claims: usize = run.checked.as_ref().map(|c| c.reports.iter().flatten().filter(|r| r.was_checked()).count()).unwrap_or(0);
+    let claims: usize =
+        run.checked.as_ref().map(|c| c.reports.iter().flat_map(|r| r.iter()).filter(|r| r.was_checked()).count()).unwrap_or(0);
     err(&format!(
         "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
         count(run.loaded.essays.len(), "essay"),

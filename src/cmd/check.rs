@@ -43,7 +43,8 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
     let run = pipeline::run_with(&opts, hooks).expect("a run nobody cancels finishes");
     let mut diags = run.diags.clone();
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));
-    let reports: Vec<ClaimReport> = run.checked.as_ref().map(|c| c.reports.iter().flatten().cloned().collect()).unwrap_or_default();
+    let reports: Vec<ClaimReport> =
+        run.checked.as_ref().map(|c| c.reports.iter().flat_map(|r| r.iter()).cloned().collect()).unwrap_or_default();
     if modes.verify {
         diags.extend(pipeline::verify(&run.loaded));
     }

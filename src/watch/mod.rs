@@ -266,6 +266,7 @@ impl Builder {
             "ms": (ms * 10.0).round() / 10.0,
             "cancelled": self.cancelled,
         });
+        self.memo.give_back(std::mem::take(&mut run.loaded.essays));
         Some(Built { snapshot: Snapshot { generation, files, error, status }, printed, summary })
     }
 }

@@ -10,7 +10,7 @@ use countersign_core::diag::{Code, Diagnostic};
 /// the site root, for display names. Essays come back sorted by slug; duplicate slugs and
 /// duplicate titles are diagnostics.
 pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
-    load_dir_with(root, dir, &mut parse_essay)
+    load_dir_with(root, dir, &mut Fresh)
 }
 
 /// The essay files below `dir` (links followed), sorted by name, skipping hidden paths
@@ -71,12 +71,37 @@ fn walk_error(e: &walkdir::Error, dir: &FsPath, display: &dyn Fn(&FsPath) -> Str
     Diagnostic::error(Code::ReadFailed, p, 0..0, format!("cannot read essays: {why}")).with_hint("remove the loop or the unreadable entry")
 }
 
-/// Parses one essay file: (file as shown, path on disk, text) → [`parse_essay`]'s answer.
-pub type ParseFn<'a> = dyn FnMut(&str, PathBuf, String) -> (Option<Essay>, Vec<Diagnostic>) + 'a;
+/// How a load gets its essays: each file read and parsed afresh ([`Fresh`]), or, in watch
+/// mode, kept from the last load when its file is unchanged (`pipeline::Incremental`).
+pub trait Units {
+    /// The essay of `file` (at `path`) as the last load made it, without reading the file,
+    /// when the file is known to be unchanged since; `None`: read and parse it.
+    fn unchanged(&mut self, file: &str, path: &FsPath) -> Option<(Option<Essay>, Vec<Diagnostic>)>;
+    /// Parse one essay file: (file as shown, path on disk, text) → [`parse_essay`]'s answer.
+    fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>);
+    /// The local images `essay` shows, when kept from the load that parsed it (`None`:
+    /// find them in its text, see `images::references`).
+    fn images(&mut self, essay: &Essay) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+        let _ = essay;
+        None
+    }
+}
 
-/// [`load_dir`], parsing each file with `parse` (watch mode passes [`parse_essay`] behind
-/// a memory of the texts it has parsed, so an unchanged essay is not parsed again).
-pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<Essay>, Vec<Diagnostic>) {
+/// Every essay read and parsed afresh.
+pub struct Fresh;
+
+impl Units for Fresh {
+    fn unchanged(&mut self, _: &str, _: &FsPath) -> Option<(Option<Essay>, Vec<Diagnostic>)> {
+        None
+    }
+    fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
+        parse_essay(file, path, source)
+    }
+}
+
+/// [`load_dir`], taking each essay from `units` (watch mode keeps the essays whose files
+/// did not change, so a save of one essay reads and parses that file alone).
+pub fn load_dir_with(root: &FsPath, dir: &FsPath, units: &mut dyn Units) -> (Vec<Essay>, Vec<Diagnostic>) {
     let mut essays: Vec<Essay> = Vec::new();
     let mut diags = Vec::new();
     let display = |p: &FsPath| p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
@@ -97,6 +122,11 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
     let files = essay_files(dir, &display, &mut diags);
     for path in files {
         let file = display(&path);
+        if let Some((essay, d)) = units.unchanged(&file, &path) {
+            diags.extend(d);
+            essays.extend(essay);
+            continue;
+        }
         let bytes = match crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
             Ok(b) => b,
             Err(e) => {
@@ -125,7 +155,7 @@ pub fn load_dir_with(root: &FsPath, dir: &FsPath, parse: &mut ParseFn) -> (Vec<E
                 continue;
             }
         };
-        let (essay, d) = parse(&file, path, lone_cr_as_lf(source));
+        let (essay, d) = units.parse(&file, path, lone_cr_as_lf(source));
         diags.extend(d);
         if let Some(e) = essay {
             essays.push(e);

@@ -51,12 +51,18 @@ pub fn references(essay: &Essay) -> Vec<(String, Range<usize>)> {
 /// `.md`. Each image once per essay. A file found nowhere, a path leaving the folder
 /// (`..`) or one that cannot be read is a `missing-image` error at the destination.
 pub fn load(essays: &[Essay]) -> (Vec<EssayImage>, Vec<Diagnostic>) {
+    load_with(essays, &mut references)
+}
+
+/// [`load`], the images each essay shows found by `refs` (watch mode keeps what
+/// [`references`] found in an unchanged essay).
+pub fn load_with(essays: &[Essay], refs: &mut dyn FnMut(&Essay) -> Vec<(String, Range<usize>)>) -> (Vec<EssayImage>, Vec<Diagnostic>) {
     let mut images = Vec::new();
     let mut diags = Vec::new();
     for essay in essays {
         let dir = essay.path.parent().map(Path::to_path_buf).unwrap_or_default();
         let stem = essay.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        for (dest, span) in references(essay) {
+        for (dest, span) in refs(essay) {
             let out = format!("{}/{dest}", essay.slug);
             if images.iter().any(|i: &EssayImage| i.out == out) {
                 continue;

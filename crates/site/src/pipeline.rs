@@ -24,7 +24,7 @@ use countersign_render::{Output, Sink, SiteFiles, Theme};
 
 use crate::cache::{self, Cache};
 use crate::censuses::{self, SiteCensus};
-use crate::essays::{self, ParseFn};
+use crate::essays::{self, Units};
 
 /// The site's sources, loaded.
 pub struct Loaded {
@@ -50,11 +50,11 @@ pub struct Loaded {
 /// the templates, the static files and `references.yaml`. The only stage that reads the
 /// site (besides `--bless`, which rewrites essays).
 pub fn load(root: &Path, theme: &Theme) -> Loaded {
-    load_with(root, theme, &mut content::parse_essay).0
+    load_with(root, theme, &mut essays::Fresh).0
 }
 
-/// [`load`], parsing each essay with `parse`; also returns the configuration file's text.
-fn load_with(root: &Path, theme: &Theme, parse: &mut ParseFn) -> (Loaded, Option<String>) {
+/// [`load`], taking each essay from `units`; also returns the configuration file's text.
+fn load_with(root: &Path, theme: &Theme, units: &mut dyn Units) -> (Loaded, Option<String>) {
     let mut config_text = None;
     let mut sources = Sources::new();
     let mut diags = Vec::new();
@@ -76,12 +76,12 @@ fn load_with(root: &Path, theme: &Theme, parse: &mut ParseFn) -> (Loaded, Option
             Config::default()
         }
     };
-    let (essays, d) = essays::load_dir_with(root, &root.join("essays"), parse);
+    let (essays, d) = essays::load_dir_with(root, &root.join("essays"), units);
     diags.extend(d);
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
-    let (images, d) = crate::images::load(&essays);
+    let (images, d) = crate::images::load_with(&essays, &mut |e| units.images(e).unwrap_or_else(|| crate::images::references(e)));
     diags.extend(d);
     let (files, d) = crate::files::load(root, theme);
     diags.extend(d);
@@ -185,8 +185,8 @@ pub struct Call {
     pub key: String,
     /// The census.
     pub census: Callable,
-    /// Parsed and validated parameters.
-    pub prepared: Prepared,
+    /// Parsed and validated parameters (shared with watch mode's memory of prepared calls).
+    pub prepared: Arc<Prepared>,
     /// Fingerprint of the census's sources.
     pub fingerprint: String,
     /// Where the first block making this call is: (essay file, span of its `run:`), for
@@ -298,28 +298,67 @@ pub fn prepare_call(
 /// Plan the census calls of every essay: look each census up, prepare its parameters,
 /// refuse calls over `config.budget`, and dedupe by cache key.
 pub fn plan(loaded: &Loaded) -> Plan {
+    plan_with(loaded, &mut Prepares::default())
+}
+
+/// Built-in census calls as prepared by earlier runs, by (census, the block's text,
+/// budget): a block is prepared again only when one of them changed (watch mode). Site
+/// censuses are prepared every time (their definitions are loaded again every run).
+#[derive(Default)]
+pub struct Prepares {
+    kept: HashMap<(String, String, u64), Prepare>,
+}
+
+/// One prepared call: (census, prepared call, fingerprint, cache key).
+type Prepare = (Callable, Arc<Prepared>, String, String);
+
+impl Prepares {
+    /// The call block `c` of `file` makes, prepared (see [`prepare_call`]), from `old`
+    /// when kept there; kept in `self` either way when it is a built-in census's.
+    fn prepare(&mut self, old: &mut Prepares, file: &str, c: &content::CensusBlock, loaded: &Loaded) -> Result<Prepare, Diagnostic> {
+        let budget = loaded.config.budget;
+        let builtin = census::lookup(&c.run).is_some();
+        let memo_key = (c.run.clone(), c.block.content.clone(), budget);
+        if builtin {
+            if let Some(p) = self.kept.get(&memo_key).or_else(|| old.kept.get(&memo_key)) {
+                let p = p.clone();
+                self.kept.insert(memo_key, p.clone());
+                return Ok(p);
+            }
+        }
+        let (census, prepared) = prepare_call(file, c, budget, &loaded.censuses)?;
+        let fingerprint = census.fingerprint();
+        let key = cache::key(census.name(), &prepared.params, &fingerprint);
+        let p = (census, Arc::new(prepared), fingerprint, key);
+        if builtin {
+            self.kept.insert(memo_key, p.clone());
+        }
+        Ok(p)
+    }
+}
+
+/// [`plan`], taking the prepared calls of unchanged blocks from `memo` (and keeping
+/// there the calls of this plan only).
+pub fn plan_with(loaded: &Loaded, memo: &mut Prepares) -> Plan {
+    let mut old = std::mem::take(memo);
     let mut calls: Vec<Call> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let mut bindings = Vec::new();
     let mut diags = Vec::new();
     for essay in &loaded.essays {
         let mut bind = BTreeMap::new();
         for c in &essay.calls {
-            let (census, prepared) = match prepare_call(&essay.file, c, loaded.config.budget, &loaded.censuses) {
+            let (census, prepared, fingerprint, key) = match memo.prepare(&mut old, &essay.file, c, loaded) {
                 Ok(x) => x,
                 Err(d) => {
                     diags.push(d);
                     continue;
                 }
             };
-            let fingerprint = census.fingerprint();
-            let key = cache::key(census.name(), &prepared.params, &fingerprint);
-            let idx = match calls.iter().position(|k| k.key == key) {
-                Some(i) => i,
-                None => {
-                    calls.push(Call { key, census, prepared, fingerprint, at: (essay.file.clone(), c.run_span.clone()) });
-                    calls.len() - 1
-                }
-            };
+            let idx = *index.entry(key.clone()).or_insert_with(|| {
+                calls.push(Call { key, census, prepared, fingerprint, at: (essay.file.clone(), c.run_span.clone()) });
+                calls.len() - 1
+            });
             bind.insert(c.id.clone(), idx);
         }
         bindings.push(bind);
@@ -709,20 +748,40 @@ pub struct Checked {
     pub bound: Vec<BTreeMap<String, Bound>>,
     /// Per essay: id → fingerprint.
     pub fingerprints: Vec<BTreeMap<String, String>>,
-    /// Per essay: one report per claim.
-    pub reports: Vec<Vec<ClaimReport>>,
+    /// Per essay: one report per claim (shared with watch mode's memory of them, so a
+    /// rebuild copies no report of an essay it did not check again).
+    pub reports: Vec<Arc<[ClaimReport]>>,
     /// Claim diagnostics.
     pub diags: Vec<Diagnostic>,
 }
 
 /// Check every claim of every essay against the computed results.
 pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
-    check_with(loaded, plan, results, &mut |_, essay, bound| check::check_essay(essay, bound))
+    check_with(loaded, plan, results, &mut |_, essay, bound, failed| {
+        let (reports, diags) = check_one(essay, bound, failed);
+        (reports.into(), diags)
+    })
 }
 
-/// Checks the claims of essay number `i` against its bound results (see
-/// [`check::check_essay`]).
-type CheckFn<'a> = dyn FnMut(usize, &Essay, &BTreeMap<String, Bound>) -> (Vec<ClaimReport>, Vec<Diagnostic>) + 'a;
+/// Checks the claims of essay number `i` against its bound results, given the ids whose
+/// call failed to plan or whose block did not parse (see [`check_one`]).
+type CheckFn<'a> = dyn FnMut(usize, &Essay, &BTreeMap<String, Bound>, &[&str]) -> (Arc<[ClaimReport]>, Vec<Diagnostic>) + 'a;
+
+/// The claims of `essay` checked against `bound` (see [`check::check_essay`]), except
+/// that a claim on one of the `failed_ids` (whose call failed to plan, or whose block did
+/// not parse: already reported) is skipped rather than reported as unbound.
+fn check_one(essay: &Essay, bound: &BTreeMap<String, Bound>, failed_ids: &[&str]) -> (Vec<ClaimReport>, Vec<Diagnostic>) {
+    let (mut reports, diags) = check::check_essay(essay, bound);
+    let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags
+        .into_iter()
+        .partition(|d| d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id)));
+    for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
+        if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {
+            r.status = Status::Skipped;
+        }
+    }
+    (reports, diags)
+}
 
 /// [`check`], checking each essay's claims with `check_one`.
 fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut CheckFn) -> Checked {
@@ -753,15 +812,7 @@ fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut C
             .filter(|id| !bound.contains_key(*id))
             .chain(essay.broken_ids.iter().map(String::as_str))
             .collect();
-        let (mut reports, diags) = check_one(i, essay, &bound);
-        let (follow_on, diags): (Vec<Diagnostic>, Vec<Diagnostic>) = diags
-            .into_iter()
-            .partition(|d| d.code == Code::UnboundId && failed_ids.iter().any(|id| essay.source.get(d.span.clone()) == Some(*id)));
-        for r in reports.iter_mut().filter(|r| r.status == Status::Error) {
-            if follow_on.iter().any(|d| r.span.contains(&d.span.start)) {
-                r.status = Status::Skipped;
-            }
-        }
+        let (reports, diags) = check_one(i, essay, &bound, &failed_ids);
         out.diags.extend(diags);
         out.bound.push(bound);
         out.fingerprints.push(fps);
@@ -850,13 +901,16 @@ pub struct Work {
     pub rendered: countersign_render::Rendered,
 }
 
-/// One essay's claims as last checked: (BLAKE3 of its text, bindings) → (reports,
-/// diagnostics). The hash, not a copy of the text: a rebuild then copies no essay's text.
-type CheckMemo = ([u8; 32], Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<Diagnostic>);
+/// One essay's claims as last checked: (the version of its parsed text, see
+/// [`Incremental`]; bindings) → (reports, diagnostics). A version, not the text or a hash
+/// of it: a rebuild then reads no unchanged essay's text again.
+type CheckMemo = (u64, Vec<(String, String, bool)>, Arc<[ClaimReport]>, Vec<Diagnostic>);
 
 /// What watch mode keeps between runs, so that a run redoes only what its changes touch:
 ///
-/// - an essay is parsed again only when its file name or text changed;
+/// - an essay's file is read again only when its stamp (size, times, inode: see
+///   [`crate::source::Stamp`]) changed, and parsed again only when its file name or text
+///   changed; its images' places are found again only when it was parsed again;
 /// - its claims are checked again only when its text or the calls its ids are bound to
 ///   changed (a result is a function of its call's cache key);
 /// - rendering reuses every body, page and listing whose inputs are unchanged (see
@@ -866,35 +920,148 @@ type CheckMemo = ([u8; 32], Vec<(String, String, bool)>, Vec<ClaimReport>, Vec<D
 /// does not read it). Census results are kept apart (the `memory` of [`Hooks`]), by cache
 /// key. Every reuse compares the exact inputs, so a run
 /// with this memory produces the same output and diagnostics as one without.
-#[derive(Default)]
+///
+/// A run lends its unchanged essays to its [`Run`] rather than copying them; give them
+/// back with [`Incremental::give_back`] (an essay not given back is read and parsed
+/// again by the next run).
 pub struct Incremental {
     config: Option<(Option<String>, Option<String>)>,
-    essays: HashMap<String, (PathBuf, String, Option<Essay>, Vec<Diagnostic>)>,
+    essays: HashMap<String, Unit>,
+    /// The version the latest parse of each essay file got (claims are checked again
+    /// when it changes).
+    versions: HashMap<String, u64>,
+    next_version: u64,
     checks: HashMap<String, CheckMemo>,
+    prepares: Prepares,
     render: countersign_render::Memo,
+    /// How long after a file changed its stamp is trusted ([`crate::source::STAMP_SETTLES`]
+    /// unless a test shortens it).
+    pub settles: std::time::Duration,
     /// What the latest run did afresh.
     pub last: Work,
 }
 
-/// [`load`], parsing again only the essays whose file name or text is not the one
-/// `memo` holds; also returns the configuration file's text.
-fn load_incremental(root: &Path, theme: &Theme, memo: &mut Incremental) -> (Loaded, Option<String>) {
-    // Load, parsing only the essays whose text changed.
-    let mut old = std::mem::take(&mut memo.essays);
-    let mut essays = HashMap::new();
-    let mut parsed = 0;
-    let (loaded, config_text) = load_with(root, theme, &mut |file: &str, path: PathBuf, source: String| {
-        let (essay, diags) = match old.remove(file) {
-            Some((p, s, e, d)) if p == path && s == source => (e, d),
+impl Default for Incremental {
+    fn default() -> Incremental {
+        Incremental {
+            config: None,
+            essays: HashMap::new(),
+            versions: HashMap::new(),
+            next_version: 1,
+            checks: HashMap::new(),
+            prepares: Prepares::default(),
+            render: countersign_render::Memo::default(),
+            settles: crate::source::STAMP_SETTLES,
+            last: Work::default(),
+        }
+    }
+}
+
+/// One essay file as the last load made it.
+struct Unit {
+    path: PathBuf,
+    /// Its stamp before it was read (`None`: read it next time).
+    stamp: Option<crate::source::Stamp>,
+    /// Its text, when it did not parse (else the essay's own `source`).
+    source: Option<String>,
+    /// The parsed essay; `None` while lent to a run, or when it did not parse.
+    essay: Option<Essay>,
+    /// The essay is lent to a run.
+    lent: bool,
+    diags: Vec<Diagnostic>,
+    images: Vec<(String, std::ops::Range<usize>)>,
+}
+
+impl Incremental {
+    /// Take back the essays a run was lent (`run.loaded.essays`), so that the next run
+    /// reads none of them again unless its file changed.
+    pub fn give_back(&mut self, essays: Vec<Essay>) {
+        for e in essays {
+            if let Some(u) = self.essays.get_mut(&e.file) {
+                if u.lent && u.path == e.path {
+                    u.lent = false;
+                    u.essay = Some(e);
+                }
+            }
+        }
+    }
+}
+
+/// An [`Incremental`]'s essays during one load: the old units, and the new ones made.
+struct Loading<'a> {
+    old: HashMap<String, Unit>,
+    new: HashMap<String, Unit>,
+    versions: &'a mut HashMap<String, u64>,
+    next_version: &'a mut u64,
+    settles: std::time::Duration,
+    now: std::time::SystemTime,
+    /// The stamp of the file about to be read.
+    stamp: Option<crate::source::Stamp>,
+    parsed: usize,
+}
+
+impl Units for Loading<'_> {
+    fn unchanged(&mut self, file: &str, path: &Path) -> Option<(Option<Essay>, Vec<Diagnostic>)> {
+        self.stamp = crate::source::Stamp::of(path, self.now, self.settles);
+        let u = self.old.get(file)?;
+        let same = u.path == path && !u.lent && u.essay.is_some() && u.stamp.is_some() && u.stamp == self.stamp;
+        if !same {
+            return None;
+        }
+        let mut u = self.old.remove(file)?;
+        let essay = u.essay.take();
+        u.lent = true;
+        let diags = u.diags.clone();
+        self.new.insert(file.to_string(), u);
+        Some((essay, diags))
+    }
+
+    fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
+        let stamp = self.stamp.take();
+        let old = self.old.remove(file).filter(|u| u.path == path && !u.lent);
+        let same_text = old.as_ref().is_some_and(|u| u.source.as_ref().or(u.essay.as_ref().map(|e| &e.source)) == Some(&source));
+        let mut u = match old {
+            Some(u) if same_text => u,
             _ => {
-                parsed += 1;
-                content::parse_essay(file, path.clone(), source.clone())
+                self.parsed += 1;
+                *self.next_version += 1;
+                self.versions.insert(file.to_string(), *self.next_version);
+                let (essay, diags) = content::parse_essay(file, path.clone(), source.clone());
+                let images = essay.as_ref().map(crate::images::references).unwrap_or_default();
+                let source = essay.is_none().then_some(source);
+                Unit { path, stamp: None, source, essay, lent: false, diags, images }
             }
         };
-        essays.insert(file.to_string(), (path, source, essay.clone(), diags.clone()));
-        (essay, diags)
-    });
-    memo.essays = essays;
+        u.stamp = stamp;
+        u.lent = u.essay.is_some();
+        let out = (u.essay.take(), u.diags.clone());
+        self.new.insert(file.to_string(), u);
+        out
+    }
+
+    fn images(&mut self, essay: &Essay) -> Option<Vec<(String, std::ops::Range<usize>)>> {
+        self.new.get(&essay.file).map(|u| u.images.clone())
+    }
+}
+
+/// [`load`], reading again only the essay files whose stamp changed and parsing again only
+/// those whose file name or text is not the one `memo` holds; also returns the
+/// configuration file's text.
+fn load_incremental(root: &Path, theme: &Theme, memo: &mut Incremental) -> (Loaded, Option<String>) {
+    let mut loading = Loading {
+        old: std::mem::take(&mut memo.essays),
+        new: HashMap::new(),
+        versions: &mut memo.versions,
+        next_version: &mut memo.next_version,
+        settles: memo.settles,
+        now: std::time::SystemTime::now(),
+        stamp: None,
+        parsed: 0,
+    };
+    let (loaded, config_text) = load_with(root, theme, &mut loading);
+    let (new, parsed) = (loading.new, loading.parsed);
+    memo.versions.retain(|file, _| new.contains_key(file));
+    memo.essays = new;
     memo.last.parsed = parsed;
     (loaded, config_text)
 }
@@ -1001,7 +1168,7 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
         memo.render = if one_shot { countersign_render::Memo::forgetful() } else { countersign_render::Memo::default() };
         memo.config = Some(config_text);
     }
-    let plan = plan(&loaded);
+    let plan = plan_with(&loaded, &mut memo.prepares);
     let site_diags = validate(&loaded);
     let flags: Vec<Arc<AtomicBool>> = plan.calls.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
     if let Some(f) = hooks.on_plan {
@@ -1019,18 +1186,20 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let mut old = std::mem::take(&mut memo.checks);
     let mut checks = HashMap::new();
     let mut checked_now = 0;
-    let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>| {
+    let versions = &memo.versions;
+    let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>, failed: &[&str]| {
         let binding: Vec<(String, String, bool)> =
             plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), bound.contains_key(id))).collect();
-        let text = *blake3::hash(essay.source.as_bytes()).as_bytes();
+        let version = versions.get(&essay.file).copied().unwrap_or(0);
         let (reports, diags) = match old.remove(&essay.file) {
-            Some((s, b, r, d)) if s == text && b == binding => (r, d),
+            Some((v, b, r, d)) if v == version && version != 0 && b == binding => (r, d),
             _ => {
                 checked_now += 1;
-                check::check_essay(essay, bound)
+                let (r, d) = check_one(essay, bound, failed);
+                (Arc::from(r), d)
             }
         };
-        checks.insert(essay.file.clone(), (text, binding, reports.clone(), diags.clone()));
+        checks.insert(essay.file.clone(), (version, binding, reports.clone(), diags.clone()));
         (reports, diags)
     });
     memo.checks = checks;

@@ -145,3 +145,45 @@ mod tests {
         }
     }
 }
+
+/// What a file's metadata says of its contents: a save changes at least one of these (its
+/// status-change time, which no program can set, on every write or rename over it). On
+/// systems without a status-change time there is no stamp, and files are always read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    /// The status-change time (seconds, nanoseconds).
+    changed: (i64, i64),
+    inode: (u64, u64),
+}
+
+/// How long after its last change a file's stamp is trusted: file-system clocks tick
+/// coarsely (a jiffy on Linux, up to 2 s on FAT), so two saves within one tick, the
+/// first read between them, could leave equal stamps. A file changed this recently is
+/// read again by the next load.
+pub const STAMP_SETTLES: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl Stamp {
+    /// The stamp of the file at `path` (links followed), or `None` when there is none to
+    /// trust: the file is gone, the system keeps no status-change time, or the file
+    /// changed less than `settles` before `now` (see [`STAMP_SETTLES`]).
+    pub fn of(path: &Path, now: std::time::SystemTime, settles: std::time::Duration) -> Option<Stamp> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(path).ok()?;
+            let changed =
+                std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(u64::try_from(m.ctime()).ok()?, m.ctime_nsec() as u32))?;
+            if changed + settles > now {
+                return None;
+            }
+            Some(Stamp { len: m.len(), modified: m.modified().ok(), changed: (m.ctime(), m.ctime_nsec()), inode: (m.dev(), m.ino()) })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (path, now, settles);
+            None
+        }
+    }
+}
