@@ -224,9 +224,13 @@ mod tests {
 
     #[test]
     fn the_new_site_census_is_the_fixture_census() {
-        // tests/site_censuses.rs edits and blesses the fixture; it must be what `new` writes.
+        // tests/site_censuses.rs edits and blesses the fixture; it must be what `new` writes:
+        // its script is copied from the one `new` writes (`copies:` in its expect.yaml).
         let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sites/ext-census-subtraction/censuses/");
-        assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.py")).unwrap(), SITE_CENSUS_SCRIPT);
+        let expect =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sites/ext-census-subtraction/expect.yaml")).unwrap();
+        assert!(expect.contains("censuses/subtraction.py: src/scaffold/subtraction.py"), "{expect}");
+        assert!(!std::path::Path::new(&format!("{fixture}subtraction.py")).exists(), "a second copy of the script");
         assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.grundy.yaml")).unwrap(), SITE_CENSUS_DECLARATION);
     }
 
