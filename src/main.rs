@@ -28,7 +28,8 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(name = "countersign", version, long_version = env!("COUNTERSIGN_LONG_VERSION"), about = "A literate static-site generator whose numbers are recomputed at every build")]
 struct Cli {
     /// The site root (holding countersign.yaml and essays/); default: the nearest folder,
-    /// from the current one upwards, holding countersign.yaml (else the current folder).
+    /// from the current one upwards, holding countersign.yaml or an essays/ folder (else
+    /// the current folder).
     #[arg(long = "root", global = true, value_name = "ROOT")]
     root_arg: Option<PathBuf>,
     /// The root in use: `--root`, or the one found by [`site_root`].

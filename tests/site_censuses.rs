@@ -98,6 +98,11 @@ fn list_and_run_treat_a_site_census_like_a_built_in_one() {
     let (code, out, err) = countersign(&root, &["run", "subtraction.grundy", "--with", "{heaps: 10}", "--json"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(r#""values":[0,1,0,1,2,3,2,0,1,0]"#) && out.contains(r#""period":7"#), "{out}");
+    // Without --json: the outline, and no made-up cost for a census that states none.
+    let (code, out, err) = countersign(&root, &["run", "subtraction.grundy", "--with", "{heaps: 10}"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("period = 7"), "{out}");
+    assert!(err.contains("subtraction.grundy: a site census (no cost estimate); ran in") && !err.contains("e0 steps"), "{err}");
     let (code, _, err) = countersign(&root, &["run", "subtraction.grundy", "--with", "{heaps: 0}"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("`heaps` is 0, below its minimum 1"), "{err}");

@@ -65,8 +65,9 @@ fn list(items: &[Value], path: &str, depth: usize, lines: &mut Vec<String>) {
         lines.push(format!("{indent}{}: empty list", or_result(path)));
         return;
     };
-    let kind = kind_of(items);
     let n = items.len();
+    // "list of 1 number", "list of 2 numbers".
+    let kind = if n == 1 { kind_of(items).trim_end_matches('s') } else { kind_of(items) };
     if items.iter().all(|x| !x.is_array() && !x.is_object()) {
         let mut shown_items: Vec<String> = items.iter().take(SHOWN_ITEMS).map(shown).collect();
         if n > SHOWN_ITEMS {
@@ -149,9 +150,10 @@ mod tests {
         assert_eq!(text, want);
         assert_eq!(
             outline(&serde_json::json!([[1], [2]])),
-            "the result: list of 2 lists; [0] (and each other item) has:\n  [0]: list of 1 numbers: 1\n"
+            "the result: list of 2 lists; [0] (and each other item) has:\n  [0]: list of 1 number: 1\n"
         );
         assert_eq!(outline(&serde_json::json!(7)), "the result = 7\n");
+        assert_eq!(outline(&serde_json::json!([{ "a": 1 }])), "the result: list of 1 object; [0] has:\n  [0].a = 1\n");
     }
 
     #[test]

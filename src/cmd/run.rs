@@ -61,11 +61,12 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
             } else {
                 out(&super::outline::outline(&v));
                 err("(each path as a claim writes it after its census block's id: {{ id.PATH = … }}; `--json` prints the whole result)\n");
-                err(&format!(
-                    "{name}: estimated cost {:.1e} steps; ran in {:.3}s\n",
-                    prepared.cost as f64,
-                    started.elapsed().as_secs_f64()
-                ));
+                let took = started.elapsed().as_secs_f64();
+                err(&match callable {
+                    // A site census states no cost: only its `timeout:` bounds it.
+                    pipeline::Callable::Site(_) => format!("{name}: a site census (no cost estimate); ran in {took:.3}s\n"),
+                    pipeline::Callable::Builtin(_) => format!("{name}: estimated cost {:.1e} steps; ran in {took:.3}s\n", prepared.cost as f64),
+                });
             }
             Ok(())
         }
