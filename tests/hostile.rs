@@ -1,0 +1,142 @@
+//! The hostile corpus: essays made to break the parsers and evaluators that recurse on an
+//! author's input (claims and their expressions, math, templates, YAML, Markdown nesting)
+//! and the stages whose work grows with the number of errors. Every input is generated
+//! here, deep (100,000 levels) or large (100,000 errors), so CI runs them all.
+//!
+//! Each deep input must give a diagnostic with its code at its place and exit 1, never a
+//! stack overflow: it is checked twice, by the binary as a subprocess, and in process in a
+//! thread with the default 2 MiB stack of a spawned thread (a deeper recursion than the
+//! main thread's 8 MiB allows would abort the whole test binary). The large inputs run
+//! under a generous time-out, a guard against a quadratic stage, not a benchmark.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use countersign_core::diag::Code;
+use countersign_site::pipeline::{self, RunOptions};
+
+/// How deep the deep inputs nest.
+const DEEP: usize = 100_000;
+
+/// A census block every essay binds as `g`: Welter's position on squares 1, 2, 4 and 7
+/// (value 0).
+const CENSUS: &str = "```census\nid: g\nrun: welter.position\nwith: { squares: [1, 2, 4, 7] }\n```\n";
+
+/// A site in a temporary folder whose one essay `essays/a.md` has `body` after its front
+/// matter and census block (the body starts on line 11); `extra` are further files.
+fn site(body: &str, extra: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("essays")).unwrap();
+    std::fs::write(dir.path().join("countersign.yaml"), "title: Hostile\n").unwrap();
+    std::fs::write(dir.path().join("essays/a.md"), format!("---\ntitle: A\n---\n\n{CENSUS}\n{body}\n")).unwrap();
+    for (path, text) in extra {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+/// `countersign <command> --no-cache` on `root` as a subprocess: its exit code and stderr.
+fn run_binary(root: &Path, command: &str, timeout: Duration) -> (i32, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_countersign"));
+    cmd.arg("--root").arg(root).arg("--no-color").arg(command).arg("--no-cache").env("CI", "1");
+    if command == "build" {
+        cmd.arg("--out").arg(root.join("public"));
+    }
+    let start = Instant::now();
+    let out = cmd.output().unwrap();
+    assert!(start.elapsed() < timeout, "{command} took {:?}, over the guard of {timeout:?}", start.elapsed());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code().unwrap_or_else(|| panic!("killed by a signal: {:?}\n{}", out.status, tail(&stderr))), stderr)
+}
+
+/// The end of a long text, for a failure message.
+fn tail(s: &str) -> &str {
+    let mut at = s.len().saturating_sub(2000);
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    &s[at..]
+}
+
+/// The whole pipeline, rendering too, in process in a thread with a 2 MiB stack (the
+/// default of a spawned thread): the codes of its error diagnostics.
+fn run_in_thread(root: &Path) -> Vec<Code> {
+    let root = root.to_path_buf();
+    let thread = std::thread::Builder::new().stack_size(2 << 20).spawn(move || {
+        let opts = RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME, base_url: None };
+        pipeline::run(&opts, None)
+            .diags
+            .into_iter()
+            .filter(|d| d.severity == countersign_core::diag::Severity::Error)
+            .map(|d| d.code)
+            .collect()
+    });
+    thread.unwrap().join().expect("the run does not panic")
+}
+
+/// `body` must give the error `code` at `essays/a.md:place` (`line:column`) and exit 1,
+/// from the binary (check and build) and in a 2 MiB thread.
+fn rejects(body: &str, extra: &[(&str, &str)], code: &str, place: &str) {
+    let dir = site(body, extra);
+    for command in ["check", "build"] {
+        let (exit, stderr) = run_binary(dir.path(), command, Duration::from_secs(60));
+        assert_eq!(exit, 1, "{command}: {}", tail(&stderr));
+        assert!(stderr.contains(&format!("error[{code}]")), "{command}: no {code}: {}", tail(&stderr));
+        assert!(stderr.contains(&format!("essays/a.md:{place}")), "{command}: not at {place}: {}", tail(&stderr));
+    }
+    let codes = run_in_thread(dir.path());
+    assert!(codes.iter().any(|c| c.as_str() == code), "in a thread: {codes:?}");
+}
+
+/// A claim on line 11 of the essay, `{{ inner }}`.
+fn claim(inner: &str) -> String {
+    format!("{{{{ {inner} }}}}")
+}
+
+#[test]
+fn a_sum_of_100000_terms_is_evaluated() {
+    // 100,000 times the square 7: a flat sum, parsed and evaluated in a loop.
+    let terms = vec!["g.squares[3]"; DEEP].join(" + ");
+    let dir = site(&claim(&format!("{terms} = 700,000")), &[]);
+    let (exit, stderr) = run_binary(dir.path(), "check", Duration::from_secs(60));
+    assert_eq!(exit, 0, "{}", tail(&stderr));
+    assert!(run_in_thread(dir.path()).is_empty());
+    // And a wrong total is a disagreement, not a crash.
+    let dir = site(&claim(&format!("{} = 42000", vec!["g.squares[3]"; 3000].join(" + "))), &[]);
+    let (exit, stderr) = run_binary(dir.path(), "check", Duration::from_secs(60));
+    assert_eq!(exit, 1, "{}", tail(&stderr));
+    assert!(stderr.contains("error[claim-mismatch]"), "{}", tail(&stderr));
+}
+
+#[test]
+fn a_long_chain_of_ands_is_evaluated() {
+    let tests = vec!["g.value == 0"; DEEP].join(" and ");
+    let dir = site(&claim(&format!("assert {tests}")), &[]);
+    let (exit, stderr) = run_binary(dir.path(), "check", Duration::from_secs(60));
+    assert_eq!(exit, 0, "{}", tail(&stderr));
+}
+
+#[test]
+fn deeply_nested_parentheses_are_a_claim_syntax_error() {
+    // `{{ ` takes columns 1 to 3; the 65th `(` (column 68) is one level too deep.
+    let deep = format!("{}g.value{} = 0", "(".repeat(DEEP), ")".repeat(DEEP));
+    rejects(&claim(&deep), &[], "claim-syntax", "11:68");
+}
+
+#[test]
+fn deeply_nested_minus_signs_and_nots_are_claim_syntax_errors() {
+    rejects(&claim(&format!("{}g.value = 0", "-".repeat(DEEP))), &[], "claim-syntax", "11:68");
+    // `{{ assert ` takes columns 1 to 10; each `not ` four more.
+    rejects(&claim(&format!("assert {}g.value == 0", "not ".repeat(DEEP))), &[], "claim-syntax", &format!("11:{}", 11 + 64 * 4));
+}
+
+#[test]
+fn deeply_nested_calls_are_a_claim_syntax_error() {
+    for deep in [10_000, DEEP] {
+        let inner = format!("{}g.value{} = 0", "max(".repeat(deep), ")".repeat(deep));
+        rejects(&claim(&inner), &[], "claim-syntax", &format!("11:{}", 4 + 64 * 4));
+    }
+}
