@@ -140,3 +140,42 @@ fn deeply_nested_calls_are_a_claim_syntax_error() {
         rejects(&claim(&inner), &[], "claim-syntax", &format!("11:{}", 4 + 64 * 4));
     }
 }
+
+/// `n` times `open`, then `x`, then `n` times `close`.
+fn nest(open: &str, close: &str, n: usize) -> String {
+    format!("{}x{}", open.repeat(n), close.repeat(n))
+}
+
+#[test]
+fn deeply_nested_math_is_a_latex_error_at_the_formula() {
+    for n in [5_000, DEEP] {
+        for (open, close) in [("{", "}"), ("\\frac{1}{", "}"), ("\\sqrt{", "}"), ("x^{", "}"), ("\\left(", "\\right)")] {
+            // The formula's LaTeX starts in column 2, after the `$`.
+            rejects(&format!("${}$", nest(open, close, n)), &[], "latex-error", "11:2");
+        }
+    }
+    // Nesting without braces, and a display.
+    rejects(&format!("${} x$", "\\sqrt".repeat(DEEP)), &[], "latex-error", "11:2");
+    rejects(&format!("$${}$$", nest("\\begin{matrix}", "\\end{matrix}", 5_000)), &[], "latex-error", "11:3");
+    // A site macro counts as its expansion: 40 uses of a 60-deep macro are 2,400 deep.
+    let config = format!("title: Hostile\nmath:\n  macros:\n    deep: '{}'\n", nest("\\sqrt{", "}", 60));
+    rejects(&format!("${}$", "\\deep".repeat(40)), &[("countersign.yaml", &config)], "latex-error", "11:2");
+}
+
+#[test]
+fn math_just_within_the_bound_renders() {
+    // The most structure a formula may hold (2,000), in each of the deepest constructs.
+    let formulas = [
+        nest("{", "}", 2_000),
+        nest("\\mathrm{", "}", 1_000),
+        format!("{} x", "\\sqrt".repeat(2_000)),
+        nest("\\left(", "\\right)", 1_000),
+        nest("\\frac{1}{", "}", 666),
+        nest("\\begin{matrix}", "\\end{matrix}", 500),
+    ];
+    let body = formulas.iter().map(|f| format!("${f}$")).collect::<Vec<_>>().join("\n\n");
+    let dir = site(&body, &[]);
+    let (exit, stderr) = run_binary(dir.path(), "build", Duration::from_secs(60));
+    assert_eq!(exit, 0, "{}", tail(&stderr));
+    assert!(run_in_thread(dir.path()).is_empty());
+}
