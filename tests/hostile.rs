@@ -77,15 +77,17 @@ fn run_in_thread(root: &Path) -> Vec<Code> {
     thread.unwrap().join().expect("the run does not panic")
 }
 
-/// `body` must give the error `code` at `essays/a.md:place` (`line:column`) and exit 1,
-/// from the binary (check and build) and in a 2 MiB thread.
+/// `body` must give the error `code` at `place` (`file:line:column`, the file
+/// `essays/a.md` when `place` is only `line:column`) and exit 1, from the binary (check and
+/// build) and in a 2 MiB thread.
 fn rejects(body: &str, extra: &[(&str, &str)], code: &str, place: &str) {
+    let place = if place.contains('.') { place.to_string() } else { format!("essays/a.md:{place}") };
     let dir = site(body, extra);
     for command in ["check", "build"] {
         let (exit, stderr) = run_binary(dir.path(), command, Duration::from_secs(60));
         assert_eq!(exit, 1, "{command}: {}", tail(&stderr));
         assert!(stderr.contains(&format!("error[{code}]")), "{command}: no {code}: {}", tail(&stderr));
-        assert!(stderr.contains(&format!("essays/a.md:{place}")), "{command}: not at {place}: {}", tail(&stderr));
+        assert!(stderr.contains(&place), "{command}: not at {place}: {}", tail(&stderr));
     }
     let codes = run_in_thread(dir.path());
     assert!(codes.iter().any(|c| c.as_str() == code), "in a thread: {codes:?}");
@@ -178,4 +180,37 @@ fn math_just_within_the_bound_renders() {
     let (exit, stderr) = run_binary(dir.path(), "build", Duration::from_secs(60));
     assert_eq!(exit, 0, "{}", tail(&stderr));
     assert!(run_in_thread(dir.path()).is_empty());
+}
+
+/// An essay under the template `essay.html` of text `template`.
+fn under_template(template: &str, code: &str, place: &str) {
+    rejects("Some prose.", &[("templates/essay.html", template)], code, place);
+}
+
+#[test]
+fn deeply_nested_templates_are_template_errors_at_their_tag() {
+    for n in [10_000, DEEP] {
+        // Each `{% if true %}` is 13 characters: the 65th starts in column 833.
+        under_template(&nest("{% if true %}", "{% endif %}", n), "template-error", "templates/essay.html:1:833");
+        under_template(&nest("{% for i in [1] %}", "{% endfor %}", n), "template-error", "templates/essay.html:1:");
+    }
+    for n in [5_000, DEEP] {
+        under_template(&format!("{{{{ {} }}}}", nest("(", ")", n).replace('x', "1")), "template-error", "templates/essay.html:1:1");
+    }
+    under_template(&format!("{{{{ {} }}}}", vec!["1"; DEEP].join(" + ")), "template-error", "templates/essay.html:1:1");
+}
+
+#[test]
+fn templates_that_would_exhaust_memory_are_template_errors() {
+    // tera's `range` made the vector whole; loops within loops multiplied.
+    under_template("{% for i in range(end=1000000000) %}{% endfor %}", "template-error", "templates/essay.html");
+    let cube =
+        "{% for i in range(end=1000) %}{% for j in range(end=1000) %}{% for k in range(end=1000) %}{% endfor %}{% endfor %}{% endfor %}";
+    under_template(cube, "template-error", "templates/essay.html");
+    // A string doubled 64 times.
+    let double = "{% set_global s = 'x' %}{% for i in range(end=64) %}{% set_global s = s ~ s %}{% endfor %}{{ s | length }}";
+    under_template(double, "template-error", "templates/essay.html:1:53");
+    // A page of more than 256 MiB: 4 KiB a time, 100,000 times.
+    let large = format!("{{% for i in range(end=100000) %}}{}{{% endfor %}}", "x".repeat(4096));
+    under_template(&large, "template-error", "templates/essay.html");
 }
