@@ -301,3 +301,36 @@ fn many_unknown_citations_are_reported_in_linear_time() {
 fn many_disagreeing_claims_on_their_own_lines_are_reported_in_linear_time() {
     many_errors("{{ g.value = 1 }}\n\n", DEEP, "claim-mismatch");
 }
+
+#[test]
+fn deeply_nested_markdown_is_markdown_too_deep() {
+    for body in [
+        format!("{} hi", ">".repeat(DEEP)),
+        format!("{}a", "- ".repeat(DEEP)),
+        format!("{}a", "1. ".repeat(DEEP)),
+        format!("{}a", "> - ".repeat(DEEP)),
+        nest("*", "*", DEEP),
+        nest("**", "**", DEEP),
+    ] {
+        rejects(&body, &[], "markdown-too-deep", "11:");
+    }
+    // The 65th `>` is one too deep.
+    rejects(&format!("{} hi", ">".repeat(DEEP)), &[], "markdown-too-deep", "11:65");
+}
+
+#[test]
+fn deeply_nested_yaml_is_an_error_at_its_place() {
+    let deep = nest("[", "]", DEEP).replace('x', "");
+    let dir = site("Prose.", &[]);
+    std::fs::write(dir.path().join("essays/a.md"), format!("---\ntitle: A\nx: {deep}\n---\n\nProse.\n")).unwrap();
+    let (exit, stderr) = run_binary(dir.path(), "check", Duration::from_secs(60));
+    assert_eq!(exit, 1, "{}", tail(&stderr));
+    assert!(stderr.contains("error[bad-front-matter]") && stderr.contains("essays/a.md:3:"), "{}", tail(&stderr));
+    assert!(run_in_thread(dir.path()).iter().any(|c| c.as_str() == "bad-front-matter"));
+    let block = format!("```census\nid: h\nrun: welter.position\nwith: {deep}\n```");
+    rejects(&block, &[], "bad-block", "14:");
+    std::fs::write(dir.path().join("countersign.yaml"), format!("title: {deep}\n")).unwrap();
+    let (exit, stderr) = run_binary(dir.path(), "check", Duration::from_secs(60));
+    assert_eq!(exit, 1, "{}", tail(&stderr));
+    assert!(stderr.contains("countersign.yaml:1:"), "{}", tail(&stderr));
+}

@@ -196,6 +196,8 @@ codes! {
     MissingImage = "missing-image",
     /// A footnote reference `[^label]` with no note `[^label]: …` in the essay.
     UndefinedFootnote = "undefined-footnote",
+    /// Markdown nested deeper than a page can show: block quotes, lists, emphasis, links.
+    MarkdownTooDeep = "markdown-too-deep",
 }
 
 impl std::fmt::Display for Code {

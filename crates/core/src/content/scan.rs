@@ -81,6 +81,34 @@ pub struct Scan {
     pub errors: Vec<ClaimSyntaxError>,
 }
 
+/// How deep block quotes, lists, emphasis and links may nest, counted together.
+pub const MAX_MARKDOWN_DEPTH: usize = 64;
+
+/// How `event` changes the nesting [`MAX_MARKDOWN_DEPTH`] bounds: +1 as a block quote,
+/// list, emphasis or link opens, -1 as it closes, 0 for every other event.
+fn nesting(event: &Event) -> isize {
+    match event {
+        Event::Start(
+            Tag::BlockQuote(_) | Tag::List(_) | Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. },
+        ) => 1,
+        Event::End(
+            TagEnd::BlockQuote(_)
+            | TagEnd::List(_)
+            | TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Link
+            | TagEnd::Image,
+        ) => -1,
+        _ => 0,
+    }
+}
+
+/// The end of the character at byte `at` of `text` (`at` itself at the end).
+fn char_end(text: &str, at: usize) -> usize {
+    text[at..].chars().next().map_or(at, |c| at + c.len_utf8())
+}
+
 /// Scan `text` (an essay body); offsets are relative to `text` plus `base`.
 pub fn scan(text: &str, base: usize) -> Scan {
     let mut out = Scan::default();
@@ -88,7 +116,18 @@ pub fn scan(text: &str, base: usize) -> Scan {
     // Raw HTML (blocks and inline tags): claims are not read there, but HTML is published
     // as written, so a claim in it would reach the reader unchecked.
     let mut html: Vec<Range<usize>> = Vec::new();
+    let (mut depth, mut too_deep) = (0usize, false);
     for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
+        depth = depth.saturating_add_signed(nesting(&event));
+        if depth > MAX_MARKDOWN_DEPTH && !too_deep {
+            too_deep = true;
+            out.errors.push(ClaimSyntaxError {
+                code: Code::MarkdownTooDeep,
+                message: format!("Markdown nested more than {MAX_MARKDOWN_DEPTH} deep"),
+                span: base + range.start..base + char_end(text, range.start),
+                hint: "block quotes, lists, emphasis and links nest at most 64 deep, counted together: flatten this part".into(),
+            });
+        }
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
                 out.excluded.push(range.clone());
