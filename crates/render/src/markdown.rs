@@ -1145,7 +1145,7 @@ pub use countersign_core::text::escape_html as escape;
 /// "Calls g" never takes the id a claim links to.
 fn page_safe_id(id: String) -> String {
     let reserved = ["how-computed", "references", "content"].contains(&id.as_str())
-        || ["calls-", "ref-", "fig-", "eq-", "search-", "ladder-"].iter().any(|p| id.starts_with(p));
+        || ["calls-", "ref-", "fig-", "eq-", "search-", "ladder-", "claim-"].iter().any(|p| id.starts_with(p));
     if reserved {
         format!("h-{id}")
     } else {
