@@ -235,3 +235,72 @@ fn scopeguard(child: std::process::Child) -> impl Drop {
     }
     Guard(child)
 }
+
+/// A site whose one essay calls the site census `c`, run as `python3 censuses/c.py` with
+/// a time limit of `timeout` seconds.
+fn one_census_site(into: &Path, script: &str, timeout: u32) -> PathBuf {
+    let root = into.join("site");
+    std::fs::create_dir_all(root.join("censuses")).unwrap();
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    std::fs::write(root.join("countersign.yaml"), "title: T\n").unwrap();
+    let decl = format!("command: [python3, censuses/c.py]\nsources: [censuses/c.py]\ntimeout: {timeout}\n");
+    std::fs::write(root.join("censuses/c.yaml"), decl).unwrap();
+    std::fs::write(root.join("censuses/c.py"), script).unwrap();
+    std::fs::write(root.join("essays/e.md"), "---\ntitle: E\n---\n\n```census\nid: s\nrun: c\n```\n").unwrap();
+    root
+}
+
+/// A census that answers at once but leaves a helper in a session of its own holding its
+/// standard output: `check` waited for the helper (20 s here) however short the time
+/// limit. It stops reading at the limit and reports the time-out.
+#[cfg(unix)]
+#[test]
+fn a_helper_holding_the_output_open_does_not_outlast_the_time_limit() {
+    let d = tempfile::tempdir().unwrap();
+    let script = "import os, sys, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(20)\n    os._exit(0)\n\
+                  time.sleep(0.3)\nprint('{}', flush=True)\n";
+    let root = one_census_site(d.path(), script, 2);
+    let started = std::time::Instant::now();
+    let (code, _, err) = countersign(&root, &["check", "--no-cache"]);
+    let took = started.elapsed();
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("error[census-timeout]") && err.contains("kept its output open"), "{err}");
+    assert!(took.as_secs() < 15, "check took {took:?}: it waited for the helper");
+}
+
+/// The peak resident memory of process `pid` in KiB, while it runs.
+#[cfg(target_os = "linux")]
+fn peak_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// One line of 200 MB on standard error, no newline: it was read whole (530 MB). Now in
+/// chunks, keeping the line's head for the diagnostic.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_huge_stderr_line_is_read_in_bounded_memory() {
+    let d = tempfile::tempdir().unwrap();
+    let script = "import sys, time\nsys.stderr.write('start of a long line ')\nsys.stderr.flush()\n\
+                  sys.stderr.buffer.write(b'x' * 200_000_000)\nsys.stderr.flush()\ntime.sleep(1.5)\nsys.exit(3)\n";
+    let root = one_census_site(d.path(), script, 60);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_countersign"))
+        .arg("--root")
+        .arg(&root)
+        .args(["--no-color", "check", "--no-cache"])
+        .env("CI", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        peak = peak.max(peak_kib(child.id()).unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[census-exit]") && err.contains("start of a long line xxx"), "{err}");
+    assert!(peak < 100 * 1024, "check peaked at {} MiB reading a 200 MB line", peak / 1024);
+}

@@ -14,6 +14,7 @@ pub mod links;
 pub mod markdown;
 pub mod math;
 pub mod search;
+pub mod template_bounds;
 pub mod template_cycles;
 pub mod template_names;
 pub mod view;
@@ -86,6 +87,7 @@ pub struct EssayInput<'a> {
 pub fn compile_templates(list: &[(String, String)]) -> Result<tera::Tera, tera::Error> {
     let mut t = tera::Tera::default();
     t.autoescape_on(vec![".html"]);
+    t.register_function("range", template_bounds::range);
     match t.add_raw_templates(list.iter().map(|(n, s)| (n.as_str(), s.as_str()))) {
         Ok(()) => Ok(t),
         Err(e) => Err(e),
@@ -566,7 +568,7 @@ impl Files<'_> {
             }
         }
         *self.made += 1;
-        let page = Bytes::from(tera.render(template, &tera::Context::from_value(ctx.clone())?)?.into_bytes());
+        let page = Bytes::from(template_bounds::render(tera, template, &tera::Context::from_value(ctx.clone())?)?.into_bytes());
         self.out.file(path, &page);
         self.new.insert(path.to_string(), (key, Some(page)));
         Ok(())
@@ -633,6 +635,11 @@ pub fn render_site(config: &Config, site: &SiteFiles, inputs: &[EssayInput], out
 fn compile_into(site: &SiteFiles, memo: &mut Memo) -> Result<(), Vec<Diagnostic>> {
     if memo.templates.as_ref().is_none_or(|(s, _)| *s != site.templates) {
         memo.templates = None;
+        // Nesting past the bounds would overflow tera's stack when parsed or rendered.
+        let bounds = template_bounds::check(&site.templates);
+        if !bounds.is_empty() {
+            return Err(bounds);
+        }
         // An include cycle or a recursive macro would overflow tera's stack when rendered.
         let cycles = template_cycles::find(&site.templates);
         if !cycles.is_empty() {
@@ -909,7 +916,7 @@ fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Bytes)>) -> PageO
     t.insert("ladder", &p.around.2);
     t.insert("references", &references);
     let mut diags = resolved.diags;
-    let page = match ctx.tera.render("essay.html", &t) {
+    let page = match template_bounds::render(ctx.tera, "essay.html", &t) {
         Ok(page) => Some(Bytes::from(page.into_bytes())),
         Err(e) => {
             diags.push(tera_diag(&e, "templates/essay.html", ctx.files));

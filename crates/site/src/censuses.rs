@@ -23,9 +23,10 @@
 //! any I/O; running a prepared call starts the process.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -466,8 +467,14 @@ fn end(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// The most of one line of a census's standard error kept, in bytes: the head of a
+/// longer line (which is shown cut to 300 characters anyway); the rest is read and dropped.
+const LINE_HEAD: usize = 1200;
+
 /// Start `c`'s command, give it `params`, and wait for its answer, its failure, its time
-/// limit or `ctx`'s cancellation (checked every few milliseconds).
+/// limit or `ctx`'s cancellation (checked every few milliseconds). The time limit bounds
+/// the reading of its output too: a process it started outside its group (`setsid`)
+/// that keeps the output open does not hold the run past it.
 fn run_process(c: &SiteCensus, params: &Value, ctx: &Ctx) -> Result<Value, Stop> {
     let failure = |kind, message: String, tail: &Mutex<VecDeque<String>>| {
         let stderr_tail = tail.lock().map(|t| t.iter().cloned().collect()).unwrap_or_default();
@@ -485,15 +492,14 @@ fn run_process(c: &SiteCensus, params: &Value, ctx: &Ctx) -> Result<Value, Stop>
             let _ = stdin.write_all(&input).and_then(|_| stdin.write_all(b"\n"));
         });
     }
-    let stdout = child.stdout.take().map(|mut out| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = (&mut out).take(MAX_OUTPUT + 1).read_to_end(&mut buf);
-            buf
-        })
-    });
+    let stdout = child.stdout.take().map(read_stdout);
     let stderr = child.stderr.take().map(|err| read_stderr(err, tail.clone(), ctx.clone()));
     let started = Instant::now();
+    let deadline = started + c.timeout;
+    let timed_out = |what: &str| {
+        let message = format!("`{}` {what} longer than its time limit of {}s and was ended", command_line(c), c.timeout.as_secs_f64());
+        failure(FailureKind::Timeout, message, &tail)
+    };
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
@@ -507,19 +513,19 @@ fn run_process(c: &SiteCensus, params: &Value, ctx: &Ctx) -> Result<Value, Stop>
             end(&mut child);
             return Err(Stop::Cancelled);
         }
-        if started.elapsed() > c.timeout {
+        if Instant::now() > deadline {
             end(&mut child);
-            let message = format!("`{}` ran longer than its time limit of {}s and was ended", command_line(c), c.timeout.as_secs_f64());
-            return Err(failure(FailureKind::Timeout, message, &tail));
+            return Err(timed_out("ran"));
         }
         std::thread::sleep(Duration::from_millis(if started.elapsed() < Duration::from_millis(100) { 2 } else { 20 }));
     };
     // Whatever it left running in its group would hold the pipes open.
     end(&mut child);
-    let out = stdout.and_then(|t| t.join().ok()).unwrap_or_default();
-    if let Some(t) = stderr {
-        let _ = t.join();
-    }
+    let out = match (finish(stdout, deadline, ctx), finish(stderr, deadline, ctx)) {
+        (Finished::Cancelled, _) | (_, Finished::Cancelled) => return Err(Stop::Cancelled),
+        (Finished::Late, _) | (_, Finished::Late) => return Err(timed_out("exited, but a process it started kept its output open")),
+        (Finished::Done(out), _) => out.unwrap_or_default(),
+    };
     if !status.success() {
         let how = status.code().map_or_else(|| "was ended by a signal".to_string(), |n| format!("exited with status {n}"));
         return Err(failure(FailureKind::Exit, format!("`{}` {how}", command_line(c)), &tail));
@@ -533,25 +539,92 @@ fn run_process(c: &SiteCensus, params: &Value, ctx: &Ctx) -> Result<Value, Stop>
     })
 }
 
-/// Read standard error line by line: progress lines go to `ctx`, the others into `tail`
-/// (the last [`TAIL_LINES`], each cut to 300 characters).
-fn read_stderr(err: std::process::ChildStderr, tail: Arc<Mutex<VecDeque<String>>>, ctx: Ctx) -> std::thread::JoinHandle<()> {
+/// How the reading of one of a census's outputs ended.
+enum Finished<T> {
+    /// It reached the end of the output (or there was no output to read): what it read.
+    Done(Option<T>),
+    /// The time limit came first; the reader is left to end when the output closes.
+    Late,
+    /// The call was cancelled first.
+    Cancelled,
+}
+
+/// Wait for `reader` until `deadline`, watching `ctx` for cancellation.
+fn finish<T>(reader: Option<Receiver<T>>, deadline: Instant, ctx: &Ctx) -> Finished<T> {
+    let Some(reader) = reader else { return Finished::Done(None) };
+    loop {
+        if ctx.is_cancelled() {
+            return Finished::Cancelled;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Finished::Late;
+        }
+        match reader.recv_timeout(left.min(Duration::from_millis(20))) {
+            Ok(v) => return Finished::Done(Some(v)),
+            Err(RecvTimeoutError::Disconnected) => return Finished::Done(None),
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+/// Read standard output to its end (at most [`MAX_OUTPUT`] bytes and one more, to tell
+/// that it wrote too much), on a thread; the bytes come through the receiver.
+fn read_stdout(mut out: std::process::ChildStdout) -> Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let mut reader = std::io::BufReader::new(err);
-        let mut line = Vec::new();
-        while reader.read_until(b'\n', &mut line).map(|n| n > 0).unwrap_or(false) {
-            let text = String::from_utf8_lossy(&line).trim_end().to_string();
-            line.clear();
-            if let Some((done, total)) = parse_progress(&text) {
-                ctx.progress(done, total);
-            } else if let Ok(mut t) = tail.lock() {
-                t.push_back(text.chars().take(300).collect());
-                if t.len() > TAIL_LINES {
-                    t.pop_front();
+        let mut buf = Vec::new();
+        let _ = (&mut out).take(MAX_OUTPUT + 1).read_to_end(&mut buf);
+        let _ = tx.send(buf);
+    });
+    rx
+}
+
+/// Read standard error to its end on a thread, in chunks of 8 KiB, keeping at most
+/// [`LINE_HEAD`] bytes of a line (one line of 200 MB cost 530 MB read whole): progress
+/// lines go to `ctx`, the others into `tail` (the last [`TAIL_LINES`], each cut to 300
+/// characters). The receiver hears when the end is reached.
+fn read_stderr(mut err: std::process::ChildStderr, tail: Arc<Mutex<VecDeque<String>>>, ctx: Ctx) -> Receiver<()> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut chunk = vec![0u8; 8192];
+        let mut line = Vec::with_capacity(LINE_HEAD);
+        loop {
+            let n = match err.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            for piece in chunk[..n].split_inclusive(|&b| b == b'\n') {
+                let room = LINE_HEAD.saturating_sub(line.len());
+                line.extend_from_slice(&piece[..piece.len().min(room)]);
+                if piece.ends_with(b"\n") {
+                    stderr_line(&line, &tail, &ctx);
+                    line.clear();
                 }
             }
         }
-    })
+        if !line.is_empty() {
+            stderr_line(&line, &tail, &ctx);
+        }
+        let _ = tx.send(());
+    });
+    rx
+}
+
+/// One line of a census's standard error (its head, see [`LINE_HEAD`]): a progress line
+/// to `ctx`, another into `tail`.
+fn stderr_line(line: &[u8], tail: &Mutex<VecDeque<String>>, ctx: &Ctx) {
+    let text = String::from_utf8_lossy(line).trim_end().to_string();
+    if let Some((done, total)) = parse_progress(&text) {
+        ctx.progress(done, total);
+    } else if let Ok(mut t) = tail.lock() {
+        t.push_back(text.chars().take(300).collect());
+        if t.len() > TAIL_LINES {
+            t.pop_front();
+        }
+    }
 }
 
 #[cfg(test)]

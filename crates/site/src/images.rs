@@ -20,6 +20,11 @@ pub struct EssayImage {
     pub out: String,
     /// The file's bytes.
     pub bytes: Vec<u8>,
+    /// The essay's file, and the span of the image's first destination in it (where a
+    /// diagnostic about the image points).
+    pub file: String,
+    /// See [`EssayImage::file`].
+    pub span: Range<usize>,
 }
 
 /// The local images `essay` shows: each destination (a relative path: no scheme, not
@@ -68,7 +73,7 @@ pub fn load_with(essays: &[Essay], refs: &mut dyn FnMut(&Essay) -> Vec<(String, 
                 continue;
             }
             match read(&dir, &stem, &dest) {
-                Ok(bytes) => images.push(EssayImage { slug: essay.slug.clone(), out, bytes }),
+                Ok(bytes) => images.push(EssayImage { slug: essay.slug.clone(), out, bytes, file: essay.file.clone(), span }),
                 Err(why) => diags.push(
                     Diagnostic::error(Code::MissingImage, &essay.file, span, format!("image `{dest}`: {why}"))
                         .with_hint(format!("put it at essays/{stem}/{dest} or beside the essay, or correct the path")),

@@ -374,6 +374,7 @@ pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
     let mut diags = ladder_collisions(&loaded.essays);
     diags.extend(figure_sources(&loaded.essays));
     diags.extend(static_collisions(loaded));
+    diags.extend(image_collisions(loaded));
     diags.extend(countersign_render::template_names::unknown(&loaded.files.templates));
     diags
 }
@@ -481,6 +482,29 @@ fn static_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
             diags.push(
                 Diagnostic::error(Code::StaticCollision, format!("static/{s}"), 0..0, message)
                     .with_hint("rename or remove the static file: the build makes that path from the essays and templates"),
+            );
+        }
+    }
+    diags
+}
+
+/// An image beside an essay at the path of a file the build makes (`index.html`,
+/// `results.json`, `fig-<id>.svg` beside its page) would replace it, or, inside a path
+/// the build makes a file, break the output: an error at the image's destination.
+fn image_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
+    let made = made_paths(loaded);
+    let mut diags = Vec::new();
+    for image in &loaded.images {
+        let out = &image.out;
+        let clash = made.get(out).map(|what| format!("the image {out} would replace {what}")).or_else(|| {
+            let mut parents = out.match_indices('/').map(|(i, _)| &out[..i]);
+            parents.find_map(|p| made.get(p).map(|what| format!("the image {out} needs {p} to be a folder, but {p} is {what}")))
+        });
+        if let Some(message) = clash {
+            diags.push(
+                Diagnostic::error(Code::StaticCollision, &image.file, image.span.clone(), message)
+                    .with_label("this image")
+                    .with_hint("rename the image: the build makes that path beside the essay's page"),
             );
         }
     }

@@ -173,18 +173,10 @@ impl Env<'_> {
                 let shown = exact_text(&r.computed());
                 Some((r, shown))
             }
-            Expr::Arith(op, a, b, at) => self.arith(*op, a, b, at),
+            Expr::Arith(first, rest) => self.chain(first, rest),
             Expr::Call(f, args, at) => self.call(*f, args, at),
             Expr::Compare(op, a, b, at) => self.compare(*op, a, b, at),
-            Expr::Logic(l, a, b, at) => {
-                let (x, y) = (self.truth_of(a, at), self.truth_of(b, at));
-                let ((x, xs), (y, ys)) = (x?, y?);
-                let (v, w) = match l {
-                    Logic::And => (x && y, "and"),
-                    Logic::Or => (x || y, "or"),
-                };
-                Some((Val::Bool(v), format!("({xs}) {w} ({ys})")))
-            }
+            Expr::Logic(first, rest) => self.connect(first, rest),
             Expr::Not(inner, at) => {
                 let (x, xs) = self.truth_of(inner, at)?;
                 Some((Val::Bool(!x), format!("not ({xs})")))
@@ -209,9 +201,42 @@ impl Env<'_> {
         }
     }
 
-    fn arith(&mut self, op: BinOp, a: &Expr, b: &Expr, at: &Range<usize>) -> Option<Shown> {
-        let (x, y) = (self.eval_shown(a), self.eval_shown(b));
-        let ((x, _), (y, _)) = (x?, y?);
+    /// A chain `a op b op c …`, left to right, in a loop: every operand is evaluated (so
+    /// each error is reported), and each operator judged once both its sides have values.
+    fn chain(&mut self, first: &Expr, rest: &[(BinOp, Expr, Range<usize>)]) -> Option<Shown> {
+        let mut acc = self.eval_shown(first);
+        for (op, b, at) in rest {
+            let y = self.eval_shown(b);
+            acc = match (acc, y) {
+                (Some((x, _)), Some((y, _))) => self.arith(*op, x, y, at),
+                _ => None,
+            };
+        }
+        acc
+    }
+
+    /// A chain `a and b or …` of one connective, left to right, in a loop; every operand
+    /// is evaluated and must be true or false (the first is judged at the first word).
+    fn connect(&mut self, first: &Expr, rest: &[(Logic, Expr, Range<usize>)]) -> Option<Shown> {
+        let mut acc = rest.first().and_then(|(_, _, at)| self.truth_of(first, at)).map(|(x, xs)| (x, format!("({xs})")));
+        for (l, b, at) in rest {
+            let y = self.truth_of(b, at);
+            acc = match (acc, y) {
+                (Some((x, mut shown)), Some((y, ys))) => {
+                    let (v, w) = match l {
+                        Logic::And => (x && y, "and"),
+                        Logic::Or => (x || y, "or"),
+                    };
+                    shown.push_str(&format!(" {w} ({ys})"));
+                    Some((v, shown))
+                }
+                _ => None,
+            };
+        }
+        acc.map(|(v, shown)| (Val::Bool(v), shown))
+    }
+
+    fn arith(&mut self, op: BinOp, x: Val, y: Val, at: &Range<usize>) -> Option<Shown> {
         let sign = self.text(at).to_string();
         let (Some((p, ps)), Some((q, qs))) = (x.number(), y.number()) else {
             let which =
@@ -350,6 +375,8 @@ impl Env<'_> {
 pub fn span_of(e: &Expr) -> Range<usize> {
     match e {
         Expr::Path(_, s) | Expr::Number(_, s) | Expr::Neg(_, s) | Expr::Not(_, s) => s.clone(),
-        Expr::Arith(_, _, _, s) | Expr::Call(_, _, s) | Expr::Compare(_, _, _, s) | Expr::Logic(_, _, _, s) => s.clone(),
+        Expr::Call(_, _, s) | Expr::Compare(_, _, _, s) => s.clone(),
+        Expr::Arith(first, rest) => rest.last().map_or_else(|| span_of(first), |(_, _, s)| s.clone()),
+        Expr::Logic(first, rest) => rest.last().map_or_else(|| span_of(first), |(_, _, s)| s.clone()),
     }
 }

@@ -26,6 +26,12 @@
 //!
 //! Spans are byte offsets into the essay's source, so diagnostics point at the path or
 //! the stated value itself.
+//!
+//! A run of operators of one level (`a + b - c + …`, `x and y and …`) is one flat
+//! [`Expr::Arith`] or [`Expr::Logic`] chain, so a sum of thousands of terms is parsed,
+//! walked and evaluated without recursion. Nesting — `(`, a function call, a unary minus,
+//! `not` — is bounded: more than [`MAX_DEPTH`] levels is a `claim-syntax` error at the
+//! token that goes one level too deep, so no claim can overflow the stack.
 
 use std::fmt;
 use std::ops::Range;
@@ -165,14 +171,16 @@ pub enum Expr {
     Number(String, Range<usize>),
     /// `-e`: the span of the minus sign.
     Neg(Box<Expr>, Range<usize>),
-    /// `a op b`: the span of the operator.
-    Arith(BinOp, Box<Expr>, Box<Expr>, Range<usize>),
+    /// `a op b op c …`, left to right: the first operand, then each operator (with its
+    /// span) and the operand after it; never an empty chain.
+    Arith(Box<Expr>, Vec<(BinOp, Expr, Range<usize>)>),
     /// `f(args)`: the span of the name.
     Call(Func, Vec<Expr>, Range<usize>),
     /// `a op b`, a comparison: the span of the operator.
     Compare(Op, Box<Expr>, Box<Expr>, Range<usize>),
-    /// `a and b`, `a or b`: the span of the word.
-    Logic(Logic, Box<Expr>, Box<Expr>, Range<usize>),
+    /// `a and b and …`, `a or b or …`: the first operand, then each word (with its span)
+    /// and the operand after it; never an empty chain.
+    Logic(Box<Expr>, Vec<(Logic, Expr, Range<usize>)>),
     /// `not e`: the span of the word.
     Not(Box<Expr>, Range<usize>),
 }
@@ -195,9 +203,17 @@ impl Expr {
         match self {
             Expr::Path(..) | Expr::Number(..) => {}
             Expr::Neg(e, _) | Expr::Not(e, _) => e.walk(f),
-            Expr::Arith(_, a, b, _) | Expr::Compare(_, a, b, _) | Expr::Logic(_, a, b, _) => {
+            Expr::Compare(_, a, b, _) => {
                 a.walk(f);
                 b.walk(f);
+            }
+            Expr::Arith(a, rest) => {
+                a.walk(f);
+                rest.iter().for_each(|(_, b, _)| b.walk(f));
+            }
+            Expr::Logic(a, rest) => {
+                a.walk(f);
+                rest.iter().for_each(|(_, b, _)| b.walk(f));
             }
             Expr::Call(_, args, _) => args.iter().for_each(|a| a.walk(f)),
         }
@@ -408,7 +424,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
             },
         });
     }
-    let mut p = Parser { s: t, base: tbase, i: 0, end: 0 };
+    let mut p = Parser { s: t, base: tbase, i: 0, end: 0, depth: 0 };
     let expr = p.sum()?;
     let expr_span = tbase..tbase + p.end;
     reads_a_result(&expr, &expr_span)?;
@@ -454,7 +470,7 @@ pub fn parse_claim(inner: &str, base: usize, span: Range<usize>) -> Result<Claim
 
 /// The assert after `assert `: a whole expression, then nothing.
 fn parse_assert(s: &str, base: usize) -> Result<Expr, ClaimSyntaxError> {
-    let mut p = Parser { s, base, i: 0, end: 0 };
+    let mut p = Parser { s, base, i: 0, end: 0, depth: 0 };
     let expr = p.or()?;
     reads_a_result(&expr, &(base..base + p.end))?;
     p.skip();
@@ -484,13 +500,19 @@ fn reads_a_result(expr: &Expr, span: &Range<usize>) -> Result<(), ClaimSyntaxErr
     })
 }
 
+/// How deeply an expression may nest: parentheses, function calls, unary minus signs and
+/// `not`s, counted together. Chains of operators of one level do not count.
+pub const MAX_DEPTH: usize = 64;
+
 /// A recursive-descent parser of expressions over `s` (which lies at `base` in the
-/// essay); `i` is the next byte to read, `end` the end of the last token read.
+/// essay); `i` is the next byte to read, `end` the end of the last token read, `depth`
+/// how many nesting levels are open.
 struct Parser<'a> {
     s: &'a str,
     base: usize,
     i: usize,
     end: usize,
+    depth: usize,
 }
 
 /// Comparison operators, longest first.
@@ -533,25 +555,46 @@ impl<'a> Parser<'a> {
         after.starts_with(|c: char| c.is_whitespace() || c == '(').then(|| self.take(w)).flatten()
     }
 
-    fn or(&mut self) -> Result<Expr, ClaimSyntaxError> {
-        let mut left = self.and()?;
-        while let Some(at) = self.word("or") {
-            left = Expr::Logic(Logic::Or, Box::new(left), Box::new(self.and()?), at);
+    /// Open one nesting level at `at` (the `(`, name, `-` or `not` that opens it): an
+    /// error past [`MAX_DEPTH`].
+    fn enter(&mut self, at: &Range<usize>) -> Result<(), ClaimSyntaxError> {
+        self.depth += 1;
+        if self.depth <= MAX_DEPTH {
+            return Ok(());
         }
-        Ok(left)
+        let hint = format!("parentheses, function calls, minus signs and `not`s nest at most {MAX_DEPTH} levels; split the claim in two");
+        Err(self.error(&format!("the expression nests more than {MAX_DEPTH} deep"), at.clone(), &hint))
+    }
+
+    /// Parse `inner` one nesting level down, opened at `at`.
+    fn nested(&mut self, at: &Range<usize>, inner: fn(&mut Self) -> Result<Expr, ClaimSyntaxError>) -> Result<Expr, ClaimSyntaxError> {
+        self.enter(at)?;
+        let e = inner(self)?;
+        self.depth -= 1;
+        Ok(e)
+    }
+
+    fn or(&mut self) -> Result<Expr, ClaimSyntaxError> {
+        let first = self.and()?;
+        let mut rest = Vec::new();
+        while let Some(at) = self.word("or") {
+            rest.push((Logic::Or, self.and()?, at));
+        }
+        Ok(if rest.is_empty() { first } else { Expr::Logic(Box::new(first), rest) })
     }
 
     fn and(&mut self) -> Result<Expr, ClaimSyntaxError> {
-        let mut left = self.not()?;
+        let first = self.not()?;
+        let mut rest = Vec::new();
         while let Some(at) = self.word("and") {
-            left = Expr::Logic(Logic::And, Box::new(left), Box::new(self.not()?), at);
+            rest.push((Logic::And, self.not()?, at));
         }
-        Ok(left)
+        Ok(if rest.is_empty() { first } else { Expr::Logic(Box::new(first), rest) })
     }
 
     fn not(&mut self) -> Result<Expr, ClaimSyntaxError> {
         match self.word("not") {
-            Some(at) => Ok(Expr::Not(Box::new(self.not()?), at)),
+            Some(at) => Ok(Expr::Not(Box::new(self.nested(&at, Self::not)?), at)),
             None => self.compare(),
         }
     }
@@ -567,22 +610,26 @@ impl<'a> Parser<'a> {
     }
 
     fn sum(&mut self) -> Result<Expr, ClaimSyntaxError> {
-        let mut left = self.term()?;
+        let first = self.term()?;
+        let mut rest = Vec::new();
         loop {
             let op =
                 [("+", BinOp::Add), ("-", BinOp::Sub), ("−", BinOp::Sub)].into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at)));
-            let Some((op, at)) = op else { return Ok(left) };
-            left = Expr::Arith(op, Box::new(left), Box::new(self.term()?), at);
+            let Some((op, at)) = op else { break };
+            rest.push((op, self.term()?, at));
         }
+        Ok(if rest.is_empty() { first } else { Expr::Arith(Box::new(first), rest) })
     }
 
     fn term(&mut self) -> Result<Expr, ClaimSyntaxError> {
-        let mut left = self.unary()?;
+        let first = self.unary()?;
+        let mut rest = Vec::new();
         loop {
             let ops = [("*", BinOp::Mul), ("×", BinOp::Mul), ("/", BinOp::Div), ("÷", BinOp::Div)];
-            let Some((op, at)) = ops.into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at))) else { return Ok(left) };
-            left = Expr::Arith(op, Box::new(left), Box::new(self.unary()?), at);
+            let Some((op, at)) = ops.into_iter().find_map(|(t, op)| self.take(t).map(|at| (op, at))) else { break };
+            rest.push((op, self.unary()?, at));
         }
+        Ok(if rest.is_empty() { first } else { Expr::Arith(Box::new(first), rest) })
     }
 
     fn unary(&mut self) -> Result<Expr, ClaimSyntaxError> {
@@ -591,7 +638,7 @@ impl<'a> Parser<'a> {
         if let Some(m) = minus {
             if !self.rest()[m.len()..].starts_with(|c: char| c.is_ascii_digit()) {
                 let at = self.take(m).unwrap_or_default();
-                return Ok(Expr::Neg(Box::new(self.unary()?), at));
+                return Ok(Expr::Neg(Box::new(self.nested(&at, Self::unary)?), at));
             }
         }
         self.atom()
@@ -604,10 +651,12 @@ impl<'a> Parser<'a> {
             return self.number();
         }
         if let Some(open) = self.take("(") {
+            self.enter(&open)?;
             let e = self.or()?;
             if self.take(")").is_none() {
                 return Err(self.error("unclosed `(`", open, "close it with `)`"));
             }
+            self.depth -= 1;
             return Ok(e);
         }
         let name_len = r.find(|c: char| !is_ident_char(c)).unwrap_or(r.len());
@@ -660,6 +709,7 @@ impl<'a> Parser<'a> {
                 hint: "the functions are len, sum, min and max".into(),
             });
         };
+        self.enter(&at)?;
         self.i += name_len + 1;
         let mut args = vec![self.or()?];
         while self.take(",").is_some() {
@@ -671,6 +721,7 @@ impl<'a> Parser<'a> {
         if f == Func::Len && args.len() != 1 {
             return Err(self.error("`len` takes one argument", at, "write len(s.rules)"));
         }
+        self.depth -= 1;
         Ok(Expr::Call(f, args, at))
     }
 }
@@ -731,8 +782,8 @@ mod tests {
             assert!(e.message.contains("with nothing after it"), "{lone}: {}", e.message);
         }
         match claim("assert m.x == 0 and m.y <= -2.5").kind {
-            ClaimKind::Assert { expr: Expr::Logic(Logic::And, _, right, _) } => match *right {
-                Expr::Compare(Op::Le, _, r, _) => assert!(matches!(*r, Expr::Number(ref n, _) if n == "-2.5")),
+            ClaimKind::Assert { expr: Expr::Logic(_, rest) } => match &rest[..] {
+                [(Logic::And, Expr::Compare(Op::Le, _, r, _), _)] => assert!(matches!(**r, Expr::Number(ref n, _) if n == "-2.5")),
                 e => panic!("{e:?}"),
             },
             k => panic!("{k:?}"),
@@ -754,10 +805,10 @@ mod tests {
             Expr::Path(p, _) => p.to_string(),
             Expr::Number(n, _) => n.clone(),
             Expr::Neg(e, _) => format!("(-{})", shape(e)),
-            Expr::Arith(op, a, b, _) => format!("({} {op:?} {})", shape(a), shape(b)),
+            Expr::Arith(a, rest) => rest.iter().fold(shape(a), |l, (op, b, _)| format!("({l} {op:?} {})", shape(b))),
             Expr::Call(f, args, _) => format!("{}({})", f.name(), args.iter().map(shape).collect::<Vec<_>>().join(", ")),
             Expr::Compare(op, a, b, _) => format!("({} {} {})", shape(a), op.as_str(), shape(b)),
-            Expr::Logic(l, a, b, _) => format!("({} {l:?} {})", shape(a), shape(b)),
+            Expr::Logic(a, rest) => rest.iter().fold(shape(a), |l, (w, b, _)| format!("({l} {w:?} {})", shape(b))),
             Expr::Not(e, _) => format!("(not {})", shape(e)),
         }
     }

@@ -305,7 +305,11 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     let sc = scan::scan(&source[body.clone()], body.start);
     diags.extend(footnotes::undefined_references(file, &source[body.clone()], body.start));
     for e in &sc.errors {
-        let label = if e.code == Code::UnterminatedFence { "opened here" } else { "in this claim" };
+        let label = match e.code {
+            Code::UnterminatedFence => "opened here",
+            Code::MarkdownTooDeep => "one level too deep",
+            _ => "in this claim",
+        };
         diags.push(Diagnostic::error(e.code, file, e.span.clone(), e.message.clone()).with_label(label).with_hint(e.hint.clone()));
     }
     let mut calls = Vec::new();
