@@ -234,6 +234,41 @@ mod tests {
         assert_eq!(std::fs::read_to_string(format!("{fixture}subtraction.grundy.yaml")).unwrap(), SITE_CENSUS_DECLARATION);
     }
 
+    /// The steps the README and the guide's "Checking in CI" show are the workflow's, line
+    /// for line (indentation aside).
+    #[test]
+    fn the_documented_workflow_steps_are_the_ones_new_writes() {
+        let files = files("t");
+        let (_, workflow) = files.iter().find(|(p, _)| *p == ".github/workflows/site.yml").expect("a workflow");
+        let lines: Vec<&str> = workflow.lines().map(str::trim).collect();
+        for doc in ["README.md", "docs/guide/essays/ci.md"] {
+            let text = std::fs::read_to_string(format!("{}/{doc}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let start = text.find("- uses: actions/checkout@v4").unwrap_or_else(|| panic!("{doc}: no workflow steps"));
+            let snippet = &text[start..start + text[start..].find("```").unwrap()];
+            for line in snippet.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                assert!(lines.contains(&line), "{doc}: `{line}` is not in the workflow new writes");
+            }
+        }
+    }
+
+    /// configure-pages reads the repository's Pages settings, so the job running it is
+    /// granted `pages: write`; and a site publishes from its default branch, whatever it is
+    /// named (`git init` may make `master`).
+    #[test]
+    fn the_new_site_workflow_may_read_pages_and_publishes_from_the_default_branch() {
+        let files = files("t");
+        let (_, workflow) = files.iter().find(|(p, _)| *p == ".github/workflows/site.yml").expect("a workflow");
+        let doc: serde_json::Value = countersign_core::yaml::from_str(workflow).expect("the workflow is YAML");
+        for (name, job) in doc["jobs"].as_object().expect("jobs") {
+            let steps = job["steps"].as_array().map(Vec::as_slice).unwrap_or_default();
+            if steps.iter().any(|s| s["uses"].as_str().is_some_and(|u| u.starts_with("actions/configure-pages@"))) {
+                assert_eq!(job["permissions"]["pages"], "write", "job {name} runs configure-pages");
+            }
+        }
+        assert!(doc["on"]["push"].get("branches").is_none(), "a branch filter: {workflow}");
+        assert!(doc["jobs"]["deploy"]["if"].as_str().is_some_and(|c| c.contains("github.event.repository.default_branch")), "{workflow}");
+    }
+
     #[test]
     fn the_new_site_workflow_uses_the_action_at_this_version() {
         let files = files("t");

@@ -65,7 +65,9 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
                 err(&match callable {
                     // A site census states no cost: only its `timeout:` bounds it.
                     pipeline::Callable::Site(_) => format!("{name}: a site census (no cost estimate); ran in {took:.3}s\n"),
-                    pipeline::Callable::Builtin(_) => format!("{name}: estimated cost {:.1e} steps; ran in {took:.3}s\n", prepared.cost as f64),
+                    pipeline::Callable::Builtin(_) => {
+                        format!("{name}: estimated cost {:.1e} steps; ran in {took:.3}s\n", prepared.cost as f64)
+                    }
                 });
             }
             Ok(())

@@ -312,8 +312,10 @@ fn handle_stop_signals() {
 
 /// Open `url` in the default browser (the `open` crate; the browser is not waited for).
 fn open_browser(url: &str) {
-    if let Err(e) = open::that_detached(url) {
-        eprintln!("note: cannot open a browser ({e}); open {url} yourself");
+    // The launcher's own error ("xdg-open … failed with ExitStatus(…)") tells a reader
+    // nothing more than that no browser opened.
+    if open::that_detached(url).is_err() {
+        eprintln!("note: no browser could be opened; open {url} yourself");
     }
 }
 

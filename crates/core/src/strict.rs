@@ -269,6 +269,12 @@ fn uncovered(e: &Essay, span: Range<usize>, paths: &Paths) -> Diagnostic {
             found[0]
         ),
     };
+    // A claim's braces would make a YAML map of an unquoted value: say to quote it.
+    let hint = if span.start < e.body.start {
+        format!("{hint}; in front matter, quote the whole value: `title: \"… {{{{ … }}}} …\"`")
+    } else {
+        hint
+    };
     Diagnostic::error(Code::UncoveredNumber, &e.file, span, format!("`{text}` is a number no claim covers"))
         .with_label("not checked")
         .with_hint(hint)
@@ -283,6 +289,18 @@ mod tests {
         assert!(d.is_empty(), "{d:?}");
         let essay = essay.unwrap();
         findings(std::slice::from_ref(&essay), None).iter().map(|d| essay.source[d.span.clone()].to_string()).collect()
+    }
+
+    #[test]
+    fn a_number_in_front_matter_is_told_to_be_quoted_and_one_in_prose_is_not() {
+        let src = "---\ntitle: Nim on 3 heaps\n---\nAnd 4 more.\n";
+        let (essay, d) = crate::content::parse_essay("e.md", "e.md".into(), src.to_string());
+        assert!(d.is_empty(), "{d:?}");
+        let found = findings(std::slice::from_ref(&essay.unwrap()), None);
+        let hints: Vec<String> = found.iter().map(|d| d.notes.join(" ")).collect();
+        assert_eq!(hints.len(), 2, "{hints:?}");
+        assert!(hints[0].contains("quote the whole value"), "{hints:?}");
+        assert!(!hints[1].contains("quote"), "{hints:?}");
     }
 
     #[test]
