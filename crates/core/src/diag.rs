@@ -456,7 +456,7 @@ fn shown_text(text: &str) -> String {
 /// O(n), not O(n²).
 #[derive(Default, Clone, Debug)]
 pub struct Sources {
-    files: std::collections::HashMap<String, String>,
+    files: std::collections::HashMap<String, std::sync::Arc<str>>,
 }
 
 impl Sources {
@@ -465,14 +465,15 @@ impl Sources {
         Sources::default()
     }
 
-    /// Remember `text` as the contents of `name` (a later add of the same name wins).
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
+    /// Remember `text` as the contents of `name` (a later add of the same name wins). An
+    /// `Arc<str>` is kept as it is, not copied.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<std::sync::Arc<str>>) {
         self.files.insert(name.into(), text.into());
     }
 
     /// The text of `name`, if known.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.files.get(name).map(String::as_str)
+        self.files.get(name).map(|t| &**t)
     }
 
     /// `file:line:column` of a diagnostic (line 1, column 1 when the file is unknown).

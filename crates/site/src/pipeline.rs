@@ -970,6 +970,8 @@ struct Unit {
     lent: bool,
     diags: Vec<Diagnostic>,
     images: Vec<(String, std::ops::Range<usize>)>,
+    /// The essay's [`countersign_render::TextKey`], made when it was parsed.
+    text_key: Option<countersign_render::TextKey>,
 }
 
 impl Incremental {
@@ -1019,7 +1021,7 @@ impl Units for Loading<'_> {
     fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
         let stamp = self.stamp.take();
         let old = self.old.remove(file).filter(|u| u.path == path && !u.lent);
-        let same_text = old.as_ref().is_some_and(|u| u.source.as_ref().or(u.essay.as_ref().map(|e| &e.source)) == Some(&source));
+        let same_text = old.as_ref().is_some_and(|u| u.source.as_deref().or(u.essay.as_ref().map(|e| &*e.source)) == Some(source.as_str()));
         let mut u = match old {
             Some(u) if same_text => u,
             _ => {
@@ -1029,7 +1031,8 @@ impl Units for Loading<'_> {
                 let (essay, diags) = content::parse_essay(file, path.clone(), source.clone());
                 let images = essay.as_ref().map(crate::images::references).unwrap_or_default();
                 let source = essay.is_none().then_some(source);
-                Unit { path, stamp: None, source, essay, lent: false, diags, images }
+                let text_key = essay.as_ref().map(countersign_render::TextKey::of);
+                Unit { path, stamp: None, source, essay, lent: false, diags, images, text_key }
             }
         };
         u.stamp = stamp;
@@ -1095,6 +1098,7 @@ pub fn draft_warnings(essays: &[Essay]) -> Vec<Diagnostic> {
 fn render_stage(
     loaded: &Loaded,
     checked: &Checked,
+    units: &HashMap<String, Unit>,
     memo: &mut countersign_render::Memo,
     drafts: Drafts,
     out: &mut dyn Sink,
@@ -1116,6 +1120,7 @@ fn render_stage(
             bound: &checked.bound[i],
             fingerprints: &checked.fingerprints[i],
             reports: &checked.reports[i],
+            text_key: units.get(&e.file).and_then(|u| u.text_key).unwrap_or_else(|| countersign_render::TextKey::of(e)),
         })
         .collect();
     // The essays' images go out as static files of their pages' folders (a site static
@@ -1216,7 +1221,7 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
             Some(s) => s,
             None => &mut held,
         };
-        let d = render_stage(&loaded, &checked, &mut memo.render, drafts, out);
+        let d = render_stage(&loaded, &checked, &memo.essays, &mut memo.render, drafts, out);
         memo.last.rendered = memo.render.last;
         diags.extend(d);
         held
