@@ -478,7 +478,7 @@ struct PageOut {
 /// every input it was made from, and reused only when the key is the same, so a render
 /// with a memory is byte for byte the render without one:
 ///
-/// - an essay's body (Markdown, math, figures): its file, text, and the (census, canonical
+/// - an essay's body (Markdown, math, figures): its [`TextKey`] (file, slug, text), and the (census, canonical
 ///   parameters, fingerprint) of each bound result, which determine the results and so the
 ///   claim reports;
 /// - within a body rendered again, a figure drawn without a problem: its block's keys, its
