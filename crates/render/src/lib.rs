@@ -853,7 +853,7 @@ fn render_essay_pages(
         inputs
             .iter()
             .zip(&bodies)
-            .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
+            .map(|(i, b)| links::Target { slug: &i.essay.slug, title: &i.essay.front.title, headings: &b.headings })
             .collect(),
     );
     let link_ctx = links::Context { essays: &targets, planned: &ctx.config.planned, bib: &bibliography.1 };
