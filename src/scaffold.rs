@@ -297,7 +297,10 @@ mod tests {
         );
         let errors: Vec<String> = run.diags.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
-        let strict = countersign_core::strict::findings(&run.loaded.essays, None);
+        let strict = countersign_core::strict::findings::<std::collections::BTreeMap<String, countersign_core::check::Bound>>(
+            &run.loaded.essays,
+            None,
+        );
         assert!(strict.is_empty(), "{:?}", strict.iter().map(|d| &d.message).collect::<Vec<_>>());
         let reports = &run.checked.as_ref().expect("checked").reports[0];
         assert!(reports.iter().filter(|r| r.kind == "check").count() >= 3);

@@ -100,7 +100,7 @@ fn the_real_site_passes_and_every_claim_is_load_bearing() {
                 }
                 _ => continue,
             };
-            let mut source = essay.source.clone();
+            let mut source = essay.source.to_string();
             source.replace_range(span, &replacement);
             let (e, d) = content::parse_essay(&essay.file, essay.path.clone(), source);
             assert!(d.is_empty(), "{}:{}: the mutation broke the essay's syntax", essay.file, report.line);

@@ -524,7 +524,7 @@ fn shown_text(text: &str) -> String {
 /// O(n), not O(n²); each with its [`LineIndex`], made when a diagnostic first needs it.
 #[derive(Default, Clone, Debug)]
 pub struct Sources {
-    files: std::collections::HashMap<String, (String, std::sync::OnceLock<LineIndex>)>,
+    files: std::collections::HashMap<String, (std::sync::Arc<str>, std::sync::OnceLock<LineIndex>)>,
 }
 
 impl Sources {
@@ -533,19 +533,20 @@ impl Sources {
         Sources::default()
     }
 
-    /// Remember `text` as the contents of `name` (a later add of the same name wins).
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
+    /// Remember `text` as the contents of `name` (a later add of the same name wins). An
+    /// `Arc<str>` is kept as it is, not copied.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<std::sync::Arc<str>>) {
         self.files.insert(name.into(), (text.into(), std::sync::OnceLock::new()));
     }
 
     /// The text of `name`, if known.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.files.get(name).map(|(t, _)| t.as_str())
+        self.files.get(name).map(|(t, _)| &**t)
     }
 
     /// The text of `name` and its line index, if known.
     fn indexed(&self, name: &str) -> Option<(&str, &LineIndex)> {
-        self.files.get(name).map(|(t, i)| (t.as_str(), i.get_or_init(|| LineIndex::new(t))))
+        self.files.get(name).map(|(t, i)| (&**t, i.get_or_init(|| LineIndex::new(t))))
     }
 
     /// `file:line:column` of a diagnostic (line 1, column 1 when the file is unknown).

@@ -50,10 +50,10 @@ enum Rule {
 /// Uncovered numbers and interpolations in `essays`, as errors, in order of place.
 /// `bound[i]`, when given, holds essay `i`'s bound results, for hints naming the path a
 /// flagged number equals.
-pub fn findings(essays: &[Essay], bound: Option<&[BTreeMap<String, Bound>]>) -> Vec<Diagnostic> {
+pub fn findings<B: std::borrow::Borrow<BTreeMap<String, Bound>>>(essays: &[Essay], bound: Option<&[B]>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (i, e) in essays.iter().enumerate() {
-        let paths = bound.and_then(|b| b.get(i)).map(Paths::new).unwrap_or_default();
+        let paths = bound.and_then(|b| b.get(i)).map(|b| Paths::new(b.borrow())).unwrap_or_default();
         let mut found = Vec::new();
         for c in &e.claims {
             if let ClaimKind::Interpolate { expr_span, .. } = &c.kind {
@@ -288,7 +288,10 @@ mod tests {
         let (essay, d) = crate::content::parse_essay("e.md", "e.md".into(), src.to_string());
         assert!(d.is_empty(), "{d:?}");
         let essay = essay.unwrap();
-        findings(std::slice::from_ref(&essay), None).iter().map(|d| essay.source[d.span.clone()].to_string()).collect()
+        findings::<BTreeMap<String, Bound>>(std::slice::from_ref(&essay), None)
+            .iter()
+            .map(|d| essay.source[d.span.clone()].to_string())
+            .collect()
     }
 
     #[test]
@@ -324,7 +327,7 @@ mod tests {
         let src = "---\ntitle: T\n---\nWe saw 523 positions and {{ plain 1954 }} and {{ a.b = 12 }}; fifty-five `77` $x_2$ and one.\n\n```census\nid: a\nrun: x\nwith: {n: 9}\n```\n{{ a.c }}\n";
         let (essay, d) = crate::content::parse_essay("e.md", "e.md".into(), src.to_string());
         assert!(d.is_empty(), "{d:?}");
-        let f = findings(&[essay.unwrap()], None);
+        let f = findings::<BTreeMap<String, Bound>>(&[essay.unwrap()], None);
         let msgs: Vec<&str> = f.iter().map(|d| d.message.as_str()).collect();
         assert_eq!(msgs.len(), 3, "{msgs:?}");
         assert!(msgs[0].contains("`523`"));

@@ -135,7 +135,7 @@ fn load_checked(source: &str) -> Result<(), TestCaseError> {
         char_boundary_span(source, &d.span).map_err(|e| TestCaseError::fail(format!("diagnostic {:?}: {e}", d.message)))?;
     }
     if let Some(e) = essay {
-        prop_assert_eq!(&e.source, source);
+        prop_assert_eq!(&*e.source, source);
         char_boundary_span(source, &e.body).map_err(TestCaseError::fail)?;
         for c in &e.claims {
             char_boundary_span(source, &c.span).map_err(TestCaseError::fail)?;

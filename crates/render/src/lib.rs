@@ -79,6 +79,21 @@ pub struct EssayInput<'a> {
     pub fingerprints: &'a BTreeMap<String, String>,
     /// One report per claim, in order.
     pub reports: &'a [ClaimReport],
+    /// [`TextKey::of`] the essay: made once when the essay was parsed and kept with it,
+    /// so a render does not hash every essay's text again (a wrong key would let the
+    /// render reuse another text's body).
+    pub text_key: TextKey,
+}
+
+/// The identity of an essay's text: BLAKE3 over its file name, slug and source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextKey([u8; 32]);
+
+impl TextKey {
+    /// The key of `essay`'s file name, slug and text.
+    pub fn of(essay: &Essay) -> TextKey {
+        TextKey(Keyer::new("text").part(&essay.file).part(&essay.slug).part(essay.source.as_bytes()).key().0)
+    }
 }
 
 /// Compile template texts (see [`SiteFiles::templates`]) into one tera instance, with
@@ -465,7 +480,7 @@ struct PageOut {
 /// every input it was made from, and reused only when the key is the same, so a render
 /// with a memory is byte for byte the render without one:
 ///
-/// - an essay's body (Markdown, math, figures): its file, text, and the (census, canonical
+/// - an essay's body (Markdown, math, figures): its [`TextKey`] (file, slug, text), and the (census, canonical
 ///   parameters, fingerprint) of each bound result, which determine the results and so the
 ///   claim reports;
 /// - within a body rendered again, a figure drawn without a problem: its block's keys, its
@@ -553,6 +568,19 @@ impl Files<'_> {
             self.out.file(path, b);
         }
         self.new.insert(path.to_string(), (key, bytes));
+    }
+
+    /// [`Files::list`] for a file made as [`Bytes`] (always a file).
+    fn made_bytes(&mut self, path: &str, key: Key, make: impl FnOnce() -> Bytes) {
+        let bytes = match self.old.remove(path) {
+            Some((k, Some(b))) if k == key => b,
+            _ => {
+                *self.made += 1;
+                make()
+            }
+        };
+        self.out.file(path, &bytes);
+        self.new.insert(path.to_string(), (key, Some(bytes)));
     }
 
     /// Render `template` with the context `ctx` to `path`, unless the template texts
@@ -770,7 +798,7 @@ fn render_bodies(inputs: &[EssayInput], math: &math::Math, memo: &mut Memo, out:
     for input in inputs {
         let essay = input.essay;
         let mut k = Keyer::new("body");
-        k.part(&essay.file).part(&essay.slug).part(&essay.source);
+        k.part(input.text_key.0);
         for (id, b) in input.bound {
             k.part(id).part(&b.census).part(serde_json::to_string(&b.params).unwrap_or_default());
             k.part(input.fingerprints.get(id).map_or("", String::as_str));
@@ -832,7 +860,7 @@ fn render_essay_pages(
         inputs
             .iter()
             .zip(&bodies)
-            .map(|(i, b)| links::Target { slug: i.essay.slug.clone(), title: i.essay.front.title.clone(), headings: b.headings.clone() })
+            .map(|(i, b)| links::Target { slug: &i.essay.slug, title: &i.essay.front.title, headings: &b.headings })
             .collect(),
     );
     let link_ctx = links::Context { essays: &targets, planned: &ctx.config.planned, bib: &bibliography.1 };
@@ -1093,25 +1121,46 @@ fn render_site_pages(ctx: &SiteCtx, files: &mut Files, diags: &mut Vec<Diagnosti
 /// front matter.
 fn render_listings(config: &Config, listed: &Listed, extra_pages: &[String], files: &mut Files) {
     let search = listed.search.unwrap_or(Keyer::new("search-index.json").key());
-    files.list("search-index.json", search, || {
-        // `{"essays":[...]}` as serde_json writes it, from the records serialized once each
-        // (a prose edit then re-serializes one record, not every page's text).
-        let mut index = b"{\"essays\":[".to_vec();
-        for (i, r) in listed.records.iter().enumerate() {
-            if i > 0 {
-                index.push(b',');
-            }
-            index.extend_from_slice(r);
-        }
-        index.extend_from_slice(b"]}");
-        index.push(b'\n');
-        Some(index)
-    });
+    files.made_bytes("search-index.json", search, || search_index(&listed.records));
     let feed_essays = &listed.feed;
-    let key = Keyer::new("listed").part(format!("{feed_essays:?}")).key();
+    let mut key = Keyer::new("listed");
+    for e in feed_essays {
+        key.part(&e.slug).part(&e.title).part(or_none(&e.summary)).part(or_none(&e.date));
+    }
+    let key = key.key();
     files.list("feed.xml", key, || Some(feed::atom(&config.title, &config.description, &config.base_url, feed_essays).into_bytes()));
     let key = Keyer::new("sitemap").part(key.0).part(format!("{extra_pages:?}")).key();
     files.list("sitemap.xml", key, || feed::sitemap(&config.base_url, feed_essays, extra_pages).map(String::into_bytes));
+}
+
+/// An optional text as a key part: `None` is the byte 0xFF, which no UTF-8 text is.
+fn or_none(s: &Option<String>) -> &[u8] {
+    s.as_deref().map_or(&[0xff], str::as_bytes)
+}
+
+/// `{"essays":[...]}` as serde_json writes it, from the records serialized once each (a
+/// prose edit then re-serializes one record, not every page's text), written straight
+/// into the shared buffer: one copy of each record, no buffer grown or copied again.
+fn search_index(records: &[Bytes]) -> Bytes {
+    const HEAD: &[u8] = b"{\"essays\":[";
+    const TAIL: &[u8] = b"]}\n";
+    let len = HEAD.len() + TAIL.len() + records.iter().map(|r| r.len()).sum::<usize>() + records.len().saturating_sub(1);
+    let mut index: std::sync::Arc<[u8]> = std::iter::repeat_n(0u8, len).collect();
+    let buf = std::sync::Arc::get_mut(&mut index).expect("a buffer just made has one owner");
+    let mut at = 0;
+    let mut put = |b: &[u8]| {
+        buf[at..at + b.len()].copy_from_slice(b);
+        at += b.len();
+    };
+    put(HEAD);
+    for (i, r) in records.iter().enumerate() {
+        if i > 0 {
+            put(b",");
+        }
+        put(r);
+    }
+    put(TAIL);
+    Bytes::from(index)
 }
 
 /// The static files (the built-ins, the site's over them) into `out`; those whose bytes
@@ -1169,7 +1218,7 @@ mod tests {
 
     fn render(essay: &Essay, files: &SiteFiles) -> (Output, Vec<Diagnostic>) {
         let (bound, fingerprints) = (BTreeMap::new(), BTreeMap::new());
-        let inputs = [EssayInput { essay, bound: &bound, fingerprints: &fingerprints, reports: &[] }];
+        let inputs = [EssayInput { essay, bound: &bound, fingerprints: &fingerprints, reports: &[], text_key: TextKey::of(essay) }];
         let mut out = Output::default();
         let diags = render_site(&Config::default(), files, &inputs, &mut out, &mut Memo::default());
         (out, diags)
@@ -1200,8 +1249,8 @@ mod tests {
         other.front.title = "Other \"quoted\" title".into();
         let (bound, fingerprints) = (BTreeMap::new(), BTreeMap::new());
         let inputs = [
-            EssayInput { essay: &essay, bound: &bound, fingerprints: &fingerprints, reports: &[] },
-            EssayInput { essay: &other, bound: &bound, fingerprints: &fingerprints, reports: &[] },
+            EssayInput { essay: &essay, bound: &bound, fingerprints: &fingerprints, reports: &[], text_key: TextKey::of(&essay) },
+            EssayInput { essay: &other, bound: &bound, fingerprints: &fingerprints, reports: &[], text_key: TextKey::of(&other) },
         ];
         let mut out = Output::default();
         render_site(&Config::default(), &files, &inputs, &mut out, &mut Memo::default());

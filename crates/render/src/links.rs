@@ -14,50 +14,51 @@ use countersign_core::diag::{Code, Diagnostic};
 use super::bib::Bibliography;
 use super::markdown::{escape, heading_id, Body, Heading, RefKind};
 
-/// An essay a link may point to.
-#[derive(Clone, Debug)]
-pub struct Target {
+/// An essay a link may point to, borrowed from the essay and its body (a render makes
+/// the list every time: copying every essay's headings into it cost more than the links).
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
     /// Its slug.
-    pub slug: String,
+    pub slug: &'a str,
     /// Its title.
-    pub title: String,
+    pub title: &'a str,
     /// Its headings (ids and texts).
-    pub headings: Vec<Heading>,
+    pub headings: &'a [Heading],
 }
 
 /// Every essay a link may point to, in site order, indexed by slug and by the
 /// [`heading_id`] of title and slug, so that finding a link's essay costs O(1) rather
 /// than a scan of every essay (which made a site of n essays linking by title O(n²)).
 #[derive(Clone, Debug, Default)]
-pub struct Targets {
-    list: Vec<Target>,
+pub struct Targets<'a> {
+    list: Vec<Target<'a>>,
     /// Slug → the first essay with it.
-    by_slug: std::collections::HashMap<String, usize>,
+    by_slug: std::collections::HashMap<&'a str, usize>,
     /// `heading_id` of a title, or a slug → the first essay with that title id or slug.
     by_name: std::collections::HashMap<String, usize>,
 }
 
-impl Targets {
+impl<'a> Targets<'a> {
     /// The essays `list`, indexed.
-    pub fn new(list: Vec<Target>) -> Targets {
+    pub fn new(list: Vec<Target<'a>>) -> Targets<'a> {
         let mut by_slug = std::collections::HashMap::new();
         let mut by_name = std::collections::HashMap::new();
         for (i, t) in list.iter().enumerate() {
-            by_slug.entry(t.slug.clone()).or_insert(i);
-            by_name.entry(heading_id(&t.title)).or_insert(i);
-            by_name.entry(t.slug.clone()).or_insert(i);
+            by_slug.entry(t.slug).or_insert(i);
+            by_name.entry(heading_id(t.title)).or_insert(i);
+            by_name.entry(t.slug.to_string()).or_insert(i);
         }
         Targets { list, by_slug, by_name }
     }
 
     /// Every essay, in site order.
-    pub fn list(&self) -> &[Target] {
+    pub fn list(&self) -> &[Target<'a>] {
         &self.list
     }
 
     /// The essay a link to `target` names: the one whose slug is `target`, else the first
     /// whose title or slug is `target` up to case, punctuation and spacing.
-    fn find(&self, target: &str) -> Option<&Target> {
+    fn find(&self, target: &str) -> Option<&Target<'a>> {
         let i = self.by_slug.get(target).or_else(|| self.by_name.get(&heading_id(target)))?;
         self.list.get(*i)
     }
@@ -66,7 +67,7 @@ impl Targets {
 /// Everything links resolve against.
 pub struct Context<'a> {
     /// Every essay of the site.
-    pub essays: &'a Targets,
+    pub essays: &'a Targets<'a>,
     /// Titles listed under `planned:`.
     pub planned: &'a [String],
     /// The bibliography.
@@ -210,7 +211,7 @@ fn essay_link(
         return (escape(target), String::new());
     }
     let (mut href, headings, title) = match found {
-        Some(t) => (format!("../{}/", t.slug), t.headings.as_slice(), t.title.as_str()),
+        Some(t) => (format!("../{}/", t.slug), t.headings, t.title),
         None => (String::new(), body.headings.as_slice(), essay.front.title.as_str()),
     };
     let mut shown = escape(title);
@@ -288,12 +289,9 @@ mod tests {
         (e, b)
     }
 
-    fn targets() -> Targets {
-        Targets::new(vec![Target {
-            slug: "no-two-heaps".into(),
-            title: "Nim where no two heaps match".into(),
-            headings: vec![Heading { level: 2, id: "the-proof".into(), text: "The proof".into() }],
-        }])
+    fn targets() -> Targets<'static> {
+        let headings = vec![Heading { level: 2, id: "the-proof".into(), text: "The proof".into() }].leak();
+        Targets::new(vec![Target { slug: "no-two-heaps", title: "Nim where no two heaps match", headings }])
     }
 
     #[test]

@@ -99,6 +99,12 @@ impl From<Vec<u8>> for Bytes {
     }
 }
 
+impl From<std::sync::Arc<[u8]>> for Bytes {
+    fn from(v: std::sync::Arc<[u8]>) -> Bytes {
+        Bytes(v)
+    }
+}
+
 impl From<&[u8]> for Bytes {
     fn from(v: &[u8]) -> Bytes {
         Bytes(v.into())

@@ -59,9 +59,12 @@ pub fn load(essays: &[Essay]) -> (Vec<EssayImage>, Vec<Diagnostic>) {
     load_with(essays, &mut references)
 }
 
+/// Where an essay's images are referenced: (reference, span) pairs.
+pub type References<'a> = dyn FnMut(&Essay) -> Vec<(String, Range<usize>)> + 'a;
+
 /// [`load`], the images each essay shows found by `refs` (watch mode keeps what
 /// [`references`] found in an unchanged essay).
-pub fn load_with(essays: &[Essay], refs: &mut dyn FnMut(&Essay) -> Vec<(String, Range<usize>)>) -> (Vec<EssayImage>, Vec<Diagnostic>) {
+pub fn load_with(essays: &[Essay], refs: &mut References) -> (Vec<EssayImage>, Vec<Diagnostic>) {
     let mut images = Vec::new();
     let mut diags = Vec::new();
     for essay in essays {

@@ -382,9 +382,11 @@ pub fn validate(loaded: &Loaded) -> Vec<Diagnostic> {
 /// An anchor page lives at /<anchor>/: it must not take an essay's place.
 fn ladder_collisions(essays: &[Essay]) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
+    // A set of the slugs: comparing every anchored essay with every essay is quadratic.
+    let slugs: std::collections::HashSet<&str> = essays.iter().map(|e| e.slug.as_str()).collect();
     for e in essays {
         if let Some(a) = &e.front.anchor {
-            if essays.iter().any(|o| o.slug == *a) {
+            if slugs.contains(a.as_str()) {
                 let at = e.source.find("anchor:").unwrap_or(0);
                 diags.push(
                     Diagnostic::error(
@@ -768,10 +770,11 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
 
 /// Per essay: the bound results, their fingerprints, and the claim reports.
 pub struct Checked {
-    /// Per essay: id → bound result.
-    pub bound: Vec<BTreeMap<String, Bound>>,
-    /// Per essay: id → fingerprint.
-    pub fingerprints: Vec<BTreeMap<String, String>>,
+    /// Per essay: id → bound result (shared with watch mode's memory of them, so a
+    /// rebuild binds again only the essays whose calls changed).
+    pub bound: Vec<Arc<BTreeMap<String, Bound>>>,
+    /// Per essay: id → fingerprint (shared likewise).
+    pub fingerprints: Vec<Arc<BTreeMap<String, String>>>,
     /// Per essay: one report per claim (shared with watch mode's memory of them, so a
     /// rebuild copies no report of an essay it did not check again).
     pub reports: Vec<Arc<[ClaimReport]>>,
@@ -781,15 +784,35 @@ pub struct Checked {
 
 /// Check every claim of every essay against the computed results.
 pub fn check(loaded: &Loaded, plan: &Plan, results: &Results) -> Checked {
-    check_with(loaded, plan, results, &mut |_, essay, bound, failed| {
-        let (reports, diags) = check_one(essay, bound, failed);
-        (reports.into(), diags)
-    })
+    check_with(loaded, plan, results, &mut Fresh)
 }
 
-/// Checks the claims of essay number `i` against its bound results, given the ids whose
-/// call failed to plan or whose block did not parse (see [`check_one`]).
-type CheckFn<'a> = dyn FnMut(usize, &Essay, &BTreeMap<String, Bound>, &[&str]) -> (Arc<[ClaimReport]>, Vec<Diagnostic>) + 'a;
+/// How [`check_with`] binds and checks each essay.
+trait Checker {
+    /// The bound results and fingerprints of essay number `i` as an earlier run made them,
+    /// when its bindings are unchanged (`None`: bind them afresh).
+    fn bound(&mut self, i: usize, essay: &Essay) -> Option<Bindings>;
+    /// The claims of essay number `i` checked against its bound results, given the ids
+    /// whose call failed to plan or whose block did not parse (see [`check_one`]).
+    fn check(&mut self, i: usize, essay: &Essay, bound: &Bindings, failed: &[&str]) -> (Arc<[ClaimReport]>, Vec<Diagnostic>);
+}
+
+/// An essay's bound results and their fingerprints, by id.
+type Bindings = (Arc<BTreeMap<String, Bound>>, Arc<BTreeMap<String, String>>);
+
+/// Every essay bound and checked afresh.
+struct Fresh;
+
+impl Checker for Fresh {
+    fn bound(&mut self, _: usize, _: &Essay) -> Option<Bindings> {
+        None
+    }
+
+    fn check(&mut self, _: usize, essay: &Essay, bound: &Bindings, failed: &[&str]) -> (Arc<[ClaimReport]>, Vec<Diagnostic>) {
+        let (reports, diags) = check_one(essay, &bound.0, failed);
+        (reports.into(), diags)
+    }
+}
 
 /// The claims of `essay` checked against `bound` (see [`check::check_essay`]), except
 /// that a claim on one of the `failed_ids` (whose call failed to plan, or whose block did
@@ -808,41 +831,42 @@ fn check_one(essay: &Essay, bound: &BTreeMap<String, Bound>, failed_ids: &[&str]
 }
 
 /// [`check`], checking each essay's claims with `check_one`.
-fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, check_one: &mut CheckFn) -> Checked {
+fn check_with(loaded: &Loaded, plan: &Plan, results: &Results, checker: &mut dyn Checker) -> Checked {
     let mut out = Checked { bound: Vec::new(), fingerprints: Vec::new(), reports: Vec::new(), diags: Vec::new() };
     for (i, essay) in loaded.essays.iter().enumerate() {
-        let mut bound = BTreeMap::new();
-        let mut fps = BTreeMap::new();
-        for (id, &ci) in &plan.bindings[i] {
-            let call = &plan.calls[ci];
-            if let Some(v) = &results.values[ci] {
-                bound.insert(
-                    id.clone(),
-                    Bound {
-                        id: id.clone(),
-                        census: call.census.name().to_string(),
-                        params: call.prepared.params.clone(),
-                        result: v.clone(),
-                    },
-                );
-                fps.insert(id.clone(), call.fingerprint.clone());
-            }
-        }
+        let bound = checker.bound(i, essay).unwrap_or_else(|| bind(plan, results, i));
         // Claims on ids whose call failed to plan were already reported; skip them.
         let failed_ids: Vec<&str> = essay
             .calls
             .iter()
             .map(|c| c.id.as_str())
-            .filter(|id| !bound.contains_key(*id))
+            .filter(|id| !bound.0.contains_key(*id))
             .chain(essay.broken_ids.iter().map(String::as_str))
             .collect();
-        let (reports, diags) = check_one(i, essay, &bound, &failed_ids);
+        let (reports, diags) = checker.check(i, essay, &bound, &failed_ids);
         out.diags.extend(diags);
-        out.bound.push(bound);
-        out.fingerprints.push(fps);
+        out.bound.push(bound.0);
+        out.fingerprints.push(bound.1);
         out.reports.push(reports);
     }
     out
+}
+
+/// The results bound in essay number `i` and their fingerprints, by id.
+fn bind(plan: &Plan, results: &Results, i: usize) -> Bindings {
+    let mut bound = BTreeMap::new();
+    let mut fps = BTreeMap::new();
+    for (id, &ci) in &plan.bindings[i] {
+        let call = &plan.calls[ci];
+        if let Some(v) = &results.values[ci] {
+            bound.insert(
+                id.clone(),
+                Bound { id: id.clone(), census: call.census.name().to_string(), params: call.prepared.params.clone(), result: v.clone() },
+            );
+            fps.insert(id.clone(), call.fingerprint.clone());
+        }
+    }
+    (Arc::new(bound), Arc::new(fps))
 }
 
 /// Options for a whole run.
@@ -928,7 +952,64 @@ pub struct Work {
 /// One essay's claims as last checked: (the version of its parsed text, see
 /// [`Incremental`]; bindings) → (reports, diagnostics). A version, not the text or a hash
 /// of it: a rebuild then reads no unchanged essay's text again.
-type CheckMemo = (u64, Vec<(String, String, bool)>, Arc<[ClaimReport]>, Vec<Diagnostic>);
+struct CheckMemo {
+    version: u64,
+    /// Per bound id: the call's cache key, and whether its result was there.
+    binding: Vec<(String, String, bool)>,
+    bound: Bindings,
+    reports: Arc<[ClaimReport]>,
+    diags: Vec<Diagnostic>,
+}
+
+/// Whether `memo` was made with the bindings essay number `i` has in `plan` and `results`
+/// (compared in place: an unchanged essay copies no key).
+fn same_binding(memo: &CheckMemo, plan: &Plan, results: &Results, i: usize) -> bool {
+    let now = &plan.bindings[i];
+    memo.binding.len() == now.len()
+        && memo
+            .binding
+            .iter()
+            .zip(now)
+            .all(|((id, key, had), (id2, &c))| id == id2 && *key == plan.calls[c].key && *had == results.values[c].is_some())
+}
+
+/// [`Checker`] for a run with an [`Incremental`]: an essay is bound again only when its
+/// bindings changed, and checked again only when its parse version or bindings changed.
+struct Rechecking<'a> {
+    plan: &'a Plan,
+    results: &'a Results,
+    versions: &'a HashMap<String, u64>,
+    old: HashMap<String, CheckMemo>,
+    new: HashMap<String, CheckMemo>,
+    checked: usize,
+}
+
+impl Checker for Rechecking<'_> {
+    fn bound(&mut self, i: usize, essay: &Essay) -> Option<Bindings> {
+        let m = self.old.get(&essay.file)?;
+        same_binding(m, self.plan, self.results, i).then(|| m.bound.clone())
+    }
+
+    fn check(&mut self, i: usize, essay: &Essay, bound: &Bindings, failed: &[&str]) -> (Arc<[ClaimReport]>, Vec<Diagnostic>) {
+        let version = self.versions.get(&essay.file).copied().unwrap_or(0);
+        let old = self.old.remove(&essay.file).filter(|m| same_binding(m, self.plan, self.results, i));
+        let m = match old {
+            Some(m) if m.version == version && version != 0 => m,
+            old => {
+                self.checked += 1;
+                let (r, diags) = check_one(essay, &bound.0, failed);
+                let binding = old.map(|m| m.binding).unwrap_or_else(|| {
+                    let (plan, results) = (self.plan, self.results);
+                    plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), results.values[c].is_some())).collect()
+                });
+                CheckMemo { version, binding, bound: bound.clone(), reports: Arc::from(r), diags }
+            }
+        };
+        let out = (m.reports.clone(), m.diags.clone());
+        self.new.insert(essay.file.clone(), m);
+        out
+    }
+}
 
 /// What watch mode keeps between runs, so that a run redoes only what its changes touch:
 ///
@@ -994,6 +1075,8 @@ struct Unit {
     lent: bool,
     diags: Vec<Diagnostic>,
     images: Vec<(String, std::ops::Range<usize>)>,
+    /// The essay's [`countersign_render::TextKey`], made when it was parsed.
+    text_key: Option<countersign_render::TextKey>,
 }
 
 impl Incremental {
@@ -1043,7 +1126,7 @@ impl Units for Loading<'_> {
     fn parse(&mut self, file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
         let stamp = self.stamp.take();
         let old = self.old.remove(file).filter(|u| u.path == path && !u.lent);
-        let same_text = old.as_ref().is_some_and(|u| u.source.as_ref().or(u.essay.as_ref().map(|e| &e.source)) == Some(&source));
+        let same_text = old.as_ref().is_some_and(|u| u.source.as_deref().or(u.essay.as_ref().map(|e| &*e.source)) == Some(source.as_str()));
         let mut u = match old {
             Some(u) if same_text => u,
             _ => {
@@ -1053,7 +1136,8 @@ impl Units for Loading<'_> {
                 let (essay, diags) = content::parse_essay(file, path.clone(), source.clone());
                 let images = essay.as_ref().map(crate::images::references).unwrap_or_default();
                 let source = essay.is_none().then_some(source);
-                Unit { path, stamp: None, source, essay, lent: false, diags, images }
+                let text_key = essay.as_ref().map(countersign_render::TextKey::of);
+                Unit { path, stamp: None, source, essay, lent: false, diags, images, text_key }
             }
         };
         u.stamp = stamp;
@@ -1119,6 +1203,7 @@ pub fn draft_warnings(essays: &[Essay]) -> Vec<Diagnostic> {
 fn render_stage(
     loaded: &Loaded,
     checked: &Checked,
+    units: &HashMap<String, Unit>,
     memo: &mut countersign_render::Memo,
     drafts: Drafts,
     out: &mut dyn Sink,
@@ -1140,6 +1225,7 @@ fn render_stage(
             bound: &checked.bound[i],
             fingerprints: &checked.fingerprints[i],
             reports: &checked.reports[i],
+            text_key: units.get(&e.file).and_then(|u| u.text_key).unwrap_or_else(|| countersign_render::TextKey::of(e)),
         })
         .collect();
     // The essays' images go out as static files of their pages' folders (a site static
@@ -1207,27 +1293,17 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
         return None;
     }
     // Check, again only the essays whose text or bound calls changed.
-    let mut old = std::mem::take(&mut memo.checks);
-    let mut checks = HashMap::new();
-    let mut checked_now = 0;
-    let versions = &memo.versions;
-    let checked = check_with(&loaded, &plan, &results, &mut |i, essay: &Essay, bound: &BTreeMap<String, Bound>, failed: &[&str]| {
-        let binding: Vec<(String, String, bool)> =
-            plan.bindings[i].iter().map(|(id, &c)| (id.clone(), plan.calls[c].key.clone(), bound.contains_key(id))).collect();
-        let version = versions.get(&essay.file).copied().unwrap_or(0);
-        let (reports, diags) = match old.remove(&essay.file) {
-            Some((v, b, r, d)) if v == version && version != 0 && b == binding => (r, d),
-            _ => {
-                checked_now += 1;
-                let (r, d) = check_one(essay, bound, failed);
-                (Arc::from(r), d)
-            }
-        };
-        checks.insert(essay.file.clone(), (version, binding, reports.clone(), diags.clone()));
-        (reports, diags)
-    });
-    memo.checks = checks;
-    memo.last.checked = checked_now;
+    let mut rechecking = Rechecking {
+        plan: &plan,
+        results: &results,
+        versions: &memo.versions,
+        old: std::mem::take(&mut memo.checks),
+        new: HashMap::new(),
+        checked: 0,
+    };
+    let checked = check_with(&loaded, &plan, &results, &mut rechecking);
+    memo.checks = rechecking.new;
+    memo.last.checked = rechecking.checked;
     let mut diags = loaded.diags.clone();
     diags.extend(plan.diags.iter().cloned());
     diags.extend(site_diags);
@@ -1240,7 +1316,7 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
             Some(s) => s,
             None => &mut held,
         };
-        let d = render_stage(&loaded, &checked, &mut memo.render, drafts, out);
+        let d = render_stage(&loaded, &checked, &memo.essays, &mut memo.render, drafts, out);
         memo.last.rendered = memo.render.last;
         diags.extend(d);
         held

@@ -76,8 +76,9 @@ pub struct Essay {
     /// URL slug from the file name (`essays/no-two-heaps.md` → `no-two-heaps`, served at
     /// `/no-two-heaps/`).
     pub slug: String,
-    /// The whole file.
-    pub source: String,
+    /// The whole file (shared with the diagnostics' [`crate::diag::Sources`], so a build
+    /// of n essays does not copy every text again).
+    pub source: std::sync::Arc<str>,
     /// Parsed front matter.
     pub front: FrontMatter,
     /// Byte range of the Markdown body (after the front matter).
@@ -406,7 +407,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
         file: file.to_string(),
         path,
         slug,
-        source,
+        source: source.into(),
         front,
         body,
         calls,
