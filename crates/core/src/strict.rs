@@ -299,7 +299,7 @@ mod tests {
         let src = "---\ntitle: Nim on 3 heaps\n---\nAnd 4 more.\n";
         let (essay, d) = crate::content::parse_essay("e.md", "e.md".into(), src.to_string());
         assert!(d.is_empty(), "{d:?}");
-        let found = findings(std::slice::from_ref(&essay.unwrap()), None);
+        let found = findings::<BTreeMap<String, Bound>>(std::slice::from_ref(&essay.unwrap()), None);
         let hints: Vec<String> = found.iter().map(|d| d.notes.join(" ")).collect();
         assert_eq!(hints.len(), 2, "{hints:?}");
         assert!(hints[0].contains("quote the whole value"), "{hints:?}");
