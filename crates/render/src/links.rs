@@ -175,6 +175,19 @@ fn splice(body: &Body, parts: &[(String, String)]) -> String {
     out
 }
 
+/// How many essays an `unknown-essay` hint names: a broken link in a site of thousands of
+/// essays must not cost a line of every title (n broken links × n essays).
+const TITLES_SHOWN: usize = 10;
+
+/// The first [`TITLES_SHOWN`] essays as “title” (slug), then how many more there are.
+fn some_titles(targets: &Targets) -> String {
+    let mut shown: Vec<String> = targets.list.iter().take(TITLES_SHOWN).map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
+    if targets.list.len() > TITLES_SHOWN {
+        shown.push(format!("and {} more", targets.list.len() - TITLES_SHOWN));
+    }
+    shown.join(", ")
+}
+
 /// A diagnostic at the reference being resolved: (message, hint) → diagnostic.
 type ErrAt<'e> = dyn Fn(Code, String, String) -> Diagnostic + 'e;
 
@@ -202,11 +215,10 @@ fn essay_link(
                 (format!("<span class=\"planned\">{}</span>", escape(target)), String::new())
             };
         }
-        let titles: Vec<String> = ctx.essays.list.iter().map(|t| format!("“{}” ({})", t.title, t.slug)).collect();
         r.diags.push(err(
             Code::UnknownEssay,
             format!("link to an essay that does not exist: `{target}`"),
-            format!("essays: {}; or list it under `planned:` in countersign.yaml", titles.join(", ")),
+            format!("essays: {}; or list it under `planned:` in countersign.yaml", some_titles(ctx.essays)),
         ));
         return (escape(target), String::new());
     }
@@ -322,6 +334,18 @@ mod tests {
         assert!(r.diags.is_empty());
         assert_eq!(r.planned, planned);
         assert!(r.html.contains("<span class=\"planned\">The move that gives counters back</span>"), "{}", r.html);
+    }
+
+    #[test]
+    fn an_unknown_essay_hint_names_at_most_ten_essays_and_counts_the_rest() {
+        let (e, b) = body("See [[Nowhere]].\n");
+        let bib = Bibliography::default();
+        let titles: Vec<(String, String)> = (0..30).map(|i| (format!("essay-{i}"), format!("Essay {i}"))).collect();
+        let t = Targets::new(titles.iter().map(|(slug, title)| Target { slug, title, headings: &[] }).collect());
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
+        let hint = r.diags[0].notes.join(" ");
+        assert!(hint.contains("“Essay 9” (essay-9), and 20 more;"), "{hint}");
+        assert!(!hint.contains("Essay 10"), "{hint}");
     }
 
     #[test]
