@@ -227,14 +227,13 @@ pub fn block_key_span(block: &FencedBlock, ix: &crate::yaml::Index, key: &str) -
     }
 }
 
-/// A figure's `caption` or `alt` (`key`, parsed as `decoded`): its claims, found in the
-/// block as written, go to `claims`; returns the plain text (claims as stated, Markdown
-/// dropped) and the value's span in the file.
+/// A figure's `caption` or `alt` (`key`, parsed as `decoded`, placed by the block's
+/// index): its claims, found in the block as written, go to `claims`; returns the plain
+/// text (claims as stated, Markdown dropped) and the value's span in the file.
 fn figure_text(
     file: &str,
     source: &str,
-    b: &FencedBlock,
-    ix: &crate::yaml::Index,
+    (b, ix): (&FencedBlock, &crate::yaml::Index),
     key: &str,
     decoded: &str,
     claims: &mut Vec<Claim>,
@@ -342,8 +341,8 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                         continue;
                     }
                     let plot_span = block_key_span(&b, &ix, "plot");
-                    let (caption, caption_span) = figure_text(file, &source, &b, &ix, "caption", &h.caption, &mut claims, &mut diags);
-                    let (alt, alt_span) = figure_text(file, &source, &b, &ix, "alt", &h.alt, &mut claims, &mut diags);
+                    let (caption, caption_span) = figure_text(file, &source, (&b, &ix), "caption", &h.caption, &mut claims, &mut diags);
+                    let (alt, alt_span) = figure_text(file, &source, (&b, &ix), "alt", &h.alt, &mut claims, &mut diags);
                     figures.push(FigureBlock {
                         id: h.id,
                         from,
