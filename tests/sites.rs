@@ -159,7 +159,9 @@ fn run_case(name: &str, case: &Path) -> Result<(), Failed> {
     let mut shown_stderr = human.stderr.clone();
     if expect.is_check() {
         if expect.diagnostics.is_some() {
-            problems.push(format!("`diagnostics:` is for commands with no JSON report: a check case's are in {}.snap", name));
+            problems.push(format!(
+                "`diagnostics:` is for commands with no JSON report: a check case's are in tests/snapshots/sites/{name}.snap"
+            ));
         }
         let json_args: Vec<String> = args.iter().cloned().chain(["--format".into(), "json".into()]).collect();
         let json = run(&root, &json_args, scratch.path(), "json")?;
@@ -318,7 +320,12 @@ fn compare_snapshot(name: &str, case: &Path, command: &str, snapshot: &str, prob
     let compared =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| settings.bind(|| insta::assert_snapshot!(name.to_string(), snapshot))));
     if compared.is_err() {
-        problems.push(format!("the report differs from tests/snapshots/sites/{name}.snap (insta's diff above)"));
+        let snap = format!("tests/snapshots/sites/{name}.snap");
+        problems.push(if repository().join(&snap).exists() {
+            format!("the report differs from {snap} (insta's diff above)")
+        } else {
+            format!("no snapshot {snap} yet (INSTA_UPDATE=always writes it)")
+        });
     }
 }
 
