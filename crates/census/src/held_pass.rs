@@ -44,7 +44,7 @@ pub const HEAPS_MAX_TWO: u64 = 80;
 
 /// Parameters of `held_pass.heaps`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct HeapsParams {
     /// One heap: check the formula against the recursion on heaps 0..=`one_heap`
     /// (0..=400).
@@ -223,7 +223,7 @@ pub const LOSSES_MAX_RECURSION: u32 = 16;
 
 /// Parameters of `held_pass.losses`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct LossesParams {
     /// Three non-empty heaps, each at most `max_heap` (1..=200).
     pub max_heap: u32,
@@ -374,7 +374,7 @@ impl Census for HeldPassLosses {
 
 /// Parameters of `held_pass.table`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct TableParams {
     /// Every triple of heaps 0..=`max_heap` (1..=4000).
     pub max_heap: u32,
@@ -472,7 +472,7 @@ pub const BLOCK_SHOWN: usize = 16;
 
 /// Parameters of `held_pass.slices`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct SlicesParams {
     /// Slices 1..=`slices` (smallest heap a), 1..=200.
     pub slices: u32,

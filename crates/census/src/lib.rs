@@ -345,7 +345,7 @@ pub trait DynCensus: Send + Sync {
 
 /// A census block as the census sees it: the loader has already checked `id` and `run`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 struct CallBlock<P> {
     #[allow(dead_code)]
     id: serde::de::IgnoredAny,

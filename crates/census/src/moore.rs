@@ -135,7 +135,7 @@ fn default_list() -> usize {
 
 /// Parameters of `moore.outcomes`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct OutcomesParams {
     /// Largest number of heaps, 1..=16.
     pub max_heaps: usize,
@@ -158,7 +158,7 @@ pub struct OutcomesParams {
 
 /// Parameters of `moore.capped`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct CappedParams {
     /// Largest number of heaps, 1..=16.
     pub max_heaps: usize,

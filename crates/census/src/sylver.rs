@@ -44,7 +44,7 @@ fn estimated_moves(g: u32) -> f64 {
 
 /// Parameters of `sylver.census`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct SylverParams {
     /// Largest genus included, 1..=24. The census covers every numerical semigroup of
     /// genus 1..=`max_genus` (ℕ itself, genus 0, is not a position of the game).
@@ -728,7 +728,7 @@ fn add_fraction((a, b): (u128, u128), (c, d): (u128, u128)) -> (u128, u128) {
 
 /// Parameters of `sylver.position`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct PositionParams {
     /// Generators of the position (1..=16 numbers, each 1..=1000, gcd 1), e.g. `[5, 7, 9, 11]`.
     /// The semigroup they generate must have genus at most 24.

@@ -46,7 +46,7 @@ pub const MAX_PROBES: usize = 64;
 
 /// Parameters of `welter.census`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct WelterParams {
     /// Coin count `k` → number of squares `n`: survey every position with `k` coins on
     /// squares `0..n`. At least one entry; `1 ≤ k ≤ n ≤ 64` and C(n, k) ≤

@@ -48,7 +48,7 @@ pub struct Range {
 
 /// Parameters of `welter.matchings`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct MatchingsParams {
     /// Number of coins → number of squares of the strip (squares `0..n`). Coins 1..=10,
     /// squares from the number of coins up to 24.
@@ -507,7 +507,7 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
 
 /// Parameters of `welter.position`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct PositionParams {
     /// The occupied squares, distinct, each below 40; 1..=10 coins.
     pub squares: Vec<u32>,

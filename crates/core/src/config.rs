@@ -28,7 +28,7 @@ pub const DEFAULT_BUDGET: u64 = 200_000_000_000;
 
 /// Math settings.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct MathConfig {
     /// LaTeX macros, name (without backslash) → expansion (`#1` for arguments).
     #[serde(default)]
@@ -50,7 +50,7 @@ pub enum ClaimMarks {
 
 /// The site configuration.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct Config {
     /// The site's title.
     #[serde(default = "default_title")]
@@ -87,34 +87,30 @@ pub struct Config {
     pub spans: Spans,
 }
 
-/// Byte ranges in `countersign.yaml` of values that diagnostics point at, found by reading
-/// the file's lines after parsing; a value the scan cannot place (an unusual quoting, say)
-/// is missing here and its diagnostic points at its key instead, or at the file.
+/// Byte ranges in `countersign.yaml` of values that diagnostics point at, from the YAML
+/// index; a value the index cannot place is missing here and its diagnostic points at
+/// its key instead, or at the file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Spans {
-    /// Each planned title's first occurrence after the `planned:` key.
+    /// Each planned title's item under `planned:` (its first, if written twice).
     pub planned: BTreeMap<String, Range<usize>>,
     /// Each macro name's key under `math:` / `macros:`.
     pub macros: BTreeMap<String, Range<usize>>,
 }
 
 impl Spans {
-    /// Place the planned titles and macro names of `config` in `text`.
-    fn locate(text: &str, config: &Config) -> Spans {
+    /// Place the planned titles and macro names of `config` by the index of its text.
+    fn locate(ix: &crate::yaml::Index, config: &Config) -> Spans {
         let mut spans = Spans::default();
-        if let Some(at) = key_at(text, "planned", 0) {
-            for t in &config.planned {
-                if let Some(i) = text[at..].find(t.as_str()) {
-                    spans.planned.insert(t.clone(), at + i..at + i + t.len());
-                } else {
-                    spans.planned.insert(t.clone(), at..at + "planned".len());
-                }
+        if let Some(key) = ix.key(&["planned"]) {
+            for (i, t) in config.planned.iter().enumerate() {
+                let span = ix.value(&["planned", &i.to_string()]).unwrap_or(key.clone());
+                spans.planned.entry(t.clone()).or_insert(span);
             }
         }
-        if let Some(at) = key_at(text, "macros", 0) {
+        if let Some(key) = ix.key(&["math", "macros"]) {
             for name in config.math.macros.keys() {
-                let span = key_at(text, name, at).map_or(at..at + "macros".len(), |i| i..i + name.len());
-                spans.macros.insert(name.clone(), span);
+                spans.macros.insert(name.clone(), ix.key(&["math", "macros", name]).unwrap_or(key.clone()));
             }
         }
         spans
@@ -129,29 +125,6 @@ impl Spans {
     pub fn macro_name(&self, name: &str) -> Range<usize> {
         self.macros.get(name).cloned().unwrap_or(0..0)
     }
-}
-
-/// Byte offset of the first line at or after `from` that begins (after indentation) with
-/// `key:` (the key bare or quoted).
-fn key_at(text: &str, key: &str, from: usize) -> Option<usize> {
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        if start < from {
-            continue;
-        }
-        let body = line.trim_start();
-        let indent = line.len() - body.len();
-        for (open, close) in [("", ""), ("\"", "\""), ("'", "'")] {
-            if let Some(rest) = body.strip_prefix(open).and_then(|b| b.strip_prefix(key)).and_then(|b| b.strip_prefix(close)) {
-                if rest.trim_start().starts_with(':') {
-                    return Some(start + indent + open.len());
-                }
-            }
-        }
-    }
-    None
 }
 
 fn default_title() -> String {
@@ -178,21 +151,21 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
-        match crate::yaml::from_str::<Config>(text) {
-            Ok(mut c) => {
+        match crate::yaml::parse::<Config>(text) {
+            Ok((mut c, ix)) => {
                 if !c.base_url.is_empty() {
                     match base_url(&c.base_url) {
                         Ok(u) => c.base_url = u,
                         Err(why) => {
-                            let at = key_at(text, "base_url", 0).unwrap_or(0);
+                            let at = ix.key(&["base_url"]).unwrap_or(0..0);
                             return Err(Box::new(
-                                Diagnostic::error(Code::BadConfig, FILE, at..at + "base_url".len(), format!("base_url: {why}"))
+                                Diagnostic::error(Code::BadConfig, FILE, at, format!("base_url: {why}"))
                                     .with_hint("write the address the site is served from, e.g. base_url: https://example.org/essays"),
                             ));
                         }
                     }
                 }
-                c.spans = Spans::locate(text, &c);
+                c.spans = Spans::locate(&ix, &c);
                 Ok(c)
             }
             Err(e) => {

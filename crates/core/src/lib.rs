@@ -2,7 +2,8 @@
 //! compares them with computed values.
 //!
 //! - [`diag`]: diagnostics as data (a code, a file, a byte span, labels, notes).
-//! - [`yaml`]: the one user of serde_yaml (archived upstream).
+//! - [`yaml`]: the one user of serde_yaml (archived upstream) and of saphyr-parser, whose
+//!   events place every key and value a diagnostic points at.
 //! - [`content`]: essays parsed from text — front matter, census and figure blocks,
 //!   claims — every piece with its byte span.
 //! - [`config`]: the site's `countersign.yaml`, parsed from its text.

@@ -202,7 +202,7 @@ enum Url {
 
 /// One entry of `references.yaml`, as hayagriva's format writes it.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 struct Entry {
     #[serde(rename = "type")]
     kind: String,

@@ -384,7 +384,7 @@ fn draw_figures(
 /// `from:`), pointing at the figure reference.
 fn figure_error(essay: &Essay, f: &countersign_core::content::FigureBlock, e: &figures::FigureError) -> Diagnostic {
     let span = match &e.key {
-        Some(k) => countersign_core::content::block_key_span(&f.block, k),
+        Some(k) => countersign_core::content::block_key_span(&f.block, &countersign_core::yaml::Index::of(&f.block.content), k),
         None => f.from_span.clone(),
     };
     let d = Diagnostic::error(Code::FigureError, &essay.file, span, format!("figure `{}` ({}): {}", f.id, f.plot, e.message))

@@ -77,7 +77,7 @@ impl ParamType {
 
 /// One parameter of a site census's schema.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 pub struct ParamSpec {
     /// Its type.
     #[serde(rename = "type")]
@@ -105,7 +105,7 @@ pub struct ParamSpec {
 
 /// A declaration as written in `censuses/NAME.yaml`.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 struct Declaration {
     #[serde(default)]
     summary: String,
@@ -212,12 +212,12 @@ fn declare(root: &Path, file: &str, name: &str, text: &str) -> Result<SiteCensus
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')) {
         return Err(bad(file, text, 0, format!("`{name}` is not a census name: use letters, digits, `.`, `_` and `-`")));
     }
-    let d: Declaration = countersign_core::yaml::from_str(text).map_err(|e| {
+    let (d, ix) = countersign_core::yaml::parse::<Declaration>(text).map_err(|e| {
         let at = at_line(text, e.line, e.column);
         let d = bad(file, text, at, format!("in the census declaration: {}", e.message));
         Box::new((*d).with_hint("keys: summary, command, sources, timeout, params"))
     })?;
-    let key = |k: &str| countersign_core::content::locate_keys(text, &[k]).unwrap_or(0);
+    let key = |k: &str| ix.key(&[k]).map_or(0, |r| r.start);
     if d.command.is_empty() || d.command[0].is_empty() {
         return Err(bad(file, text, key("command"), "`command` must name a program: e.g. [python3, censuses/grundy.py]".into()));
     }
@@ -226,17 +226,18 @@ fn declare(root: &Path, file: &str, name: &str, text: &str) -> Result<SiteCensus
         return Err(bad(file, text, key("timeout"), format!("`timeout` is in seconds, more than 0 and at most {MAX_TIMEOUT}")));
     }
     for (p, spec) in &d.params {
-        let at = countersign_core::content::locate_keys(text, &["params", p]).unwrap_or(0);
+        let at = ix.nearest(&["params", p]).map_or(0, |r| r.start);
         if let Some(v) = &spec.default {
-            check_value(p, spec, v).map_err(|m| bad(file, text, at, format!("the default of `{p}` does not fit its schema: {m}")))?;
+            check_value(p, spec, v)
+                .map_err(|m| bad(file, text, at, format!("the default of `{p}` does not fit its schema: {}", m.message())))?;
         }
         if spec.kind != ParamType::List && (spec.items.is_some() || spec.max_items.is_some()) {
             return Err(bad(file, text, at, format!("`items` and `max_items` are for lists; `{p}` is not one")));
         }
     }
     let files = match_sources(root, &d.sources).map_err(|(g, m)| {
-        let from = key("sources");
-        bad(file, text, text[from..].find(g.as_str()).map_or(from, |i| from + i), m)
+        let item = d.sources.iter().position(|s| *s == g).and_then(|i| ix.value(&["sources", &i.to_string()]));
+        bad(file, text, item.map_or(key("sources"), |r| r.start), m)
     })?;
     let fingerprint = fingerprint(root, &d.command, &files).map_err(|m| bad(file, text, key("sources"), m))?;
     Ok(SiteCensus {
@@ -308,46 +309,58 @@ fn fingerprint(root: &Path, command: &[String], files: &[String]) -> Result<Stri
     Ok(h.finalize().to_hex().to_string())
 }
 
-/// Check `v` against `spec`: its type, an integer's limits, a list's length and items.
-/// The error is a sentence about parameter `name`.
-fn check_value(name: &str, spec: &ParamSpec, v: &Value) -> Result<(), String> {
-    let int = |v: &Value, what: &str| -> Result<(), String> {
-        let Some(n) = v.as_i64() else { return Err(format!("{what} must be an integer, got {v}")) };
+/// A census block's parameters as the schema reads them: which errors point where.
+#[derive(Debug)]
+enum ParamProblem {
+    /// A parameter the schema lacks, or a value of the wrong type: `bad-params`.
+    Shape(String),
+    /// A value outside its limits: `param-out-of-range`.
+    Limit(String),
+}
+
+impl ParamProblem {
+    /// The sentence.
+    fn message(&self) -> &str {
+        match self {
+            ParamProblem::Shape(m) | ParamProblem::Limit(m) => m,
+        }
+    }
+}
+
+/// Check `v` against `spec`: its type (a [`ParamProblem::Shape`]), an integer's limits
+/// and a list's length (a [`ParamProblem::Limit`]), and a list's items. The problem is a
+/// sentence about parameter `name`.
+fn check_value(name: &str, spec: &ParamSpec, v: &Value) -> Result<(), ParamProblem> {
+    use ParamProblem::{Limit, Shape};
+    let int = |v: &Value, what: &str| -> Result<(), ParamProblem> {
+        let Some(n) = v.as_i64() else { return Err(Shape(format!("{what} must be an integer, got {v}"))) };
         if let Some(min) = spec.min.filter(|m| n < *m) {
-            return Err(format!("{what} is {n}, below its minimum {min}"));
+            return Err(Limit(format!("{what} is {n}, below its minimum {min}")));
         }
         if let Some(max) = spec.max.filter(|m| n > *m) {
-            return Err(format!("{what} is {n}, above its maximum {max}"));
+            return Err(Limit(format!("{what} is {n}, above its maximum {max}")));
         }
         Ok(())
     };
-    let simple = |kind: ParamType, v: &Value, what: &str| -> Result<(), String> {
+    let simple = |kind: ParamType, v: &Value, what: &str| -> Result<(), ParamProblem> {
         match kind {
             ParamType::Int => int(v, what),
             ParamType::Bool if v.is_boolean() => Ok(()),
             ParamType::String if v.is_string() => Ok(()),
-            k => Err(format!("{what} must be {} {}, got {v}", if k == ParamType::Int { "an" } else { "a" }, k.word())),
+            k => Err(Shape(format!("{what} must be {} {}, got {v}", if k == ParamType::Int { "an" } else { "a" }, k.word()))),
         }
     };
     match spec.kind {
         ParamType::List => {
-            let Some(items) = v.as_array() else { return Err(format!("`{name}` must be a list, got {v}")) };
+            let Some(items) = v.as_array() else { return Err(Shape(format!("`{name}` must be a list, got {v}"))) };
             if let Some(m) = spec.max_items.filter(|m| items.len() > *m) {
-                return Err(format!("`{name}` has {} items, more than its maximum {m}", items.len()));
+                return Err(Limit(format!("`{name}` has {} items, more than its maximum {m}", items.len())));
             }
             let kind = spec.items.unwrap_or(ParamType::Int);
             items.iter().enumerate().try_for_each(|(i, x)| simple(kind, x, &format!("item {i} of `{name}`")))
         }
         k => simple(k, v, &format!("`{name}`")),
     }
-}
-
-/// A census block's parameters as the schema reads them: which errors point where.
-enum ParamProblem {
-    /// A parameter the schema lacks, or a value of the wrong type: `bad-params`.
-    Shape(String),
-    /// A value outside its limits: `param-out-of-range`.
-    Limit(String),
 }
 
 impl SiteCensus {
@@ -363,7 +376,7 @@ impl SiteCensus {
             let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
             PrepareError::Shape { message, line: Some(line), column: Some(column) }
         };
-        let block: Value = countersign_core::yaml::from_str(block_yaml).map_err(|e| PrepareError::Shape {
+        let (block, ix) = countersign_core::yaml::parse::<Value>(block_yaml).map_err(|e| PrepareError::Shape {
             message: e.message,
             line: e.line,
             column: e.column,
@@ -373,24 +386,21 @@ impl SiteCensus {
         if let Some(k) = map.keys().find(|k| !matches!(k.as_str(), "id" | "run" | "with")) {
             return Err(shape_at(
                 format!("unknown field `{k}`, expected one of `id`, `run`, `with`"),
-                countersign_core::content::locate_keys(block_yaml, &[k]).unwrap_or(0),
+                ix.key(&[k.as_str()]).map_or(0, |r| r.start),
             ));
         }
         let with = match map.get("with") {
             None | Some(Value::Null) => &empty,
             Some(Value::Object(m)) => m,
             Some(v) => {
-                return Err(shape_at(
-                    format!("`with` must be a mapping of parameters, got {v}"),
-                    countersign_core::content::locate_keys(block_yaml, &["with"]).unwrap_or(0),
-                ))
+                return Err(shape_at(format!("`with` must be a mapping of parameters, got {v}"), ix.key(&["with"]).map_or(0, |r| r.start)))
             }
         };
         let params = self.canonical(with).map_err(|(path, problem)| match problem {
             ParamProblem::Shape(m) => {
                 let mut keys = vec!["with"];
                 keys.extend(path.iter().map(String::as_str));
-                shape_at(m, countersign_core::content::locate_keys(block_yaml, &keys).unwrap_or(0))
+                shape_at(m, ix.nearest(&keys).map_or(0, |r| r.start))
             }
             ParamProblem::Limit(m) => PrepareError::Limit(ParamError { path, message: m, hint: None }),
         })?;
@@ -411,9 +421,7 @@ impl SiteCensus {
             let Some(v) = with.get(name).or(spec.default.as_ref()) else {
                 return Err((Vec::new(), ParamProblem::Shape(format!("missing parameter `{name}` (it has no default)"))));
             };
-            if let Err(m) = check_value(name, spec, v) {
-                let wrong_type = m.contains(" must be ");
-                let problem = if wrong_type { ParamProblem::Shape(m) } else { ParamProblem::Limit(m) };
+            if let Err(problem) = check_value(name, spec, v) {
                 return Err((vec![name.clone()], problem));
             }
             out.insert(name.clone(), v.clone());
@@ -643,10 +651,15 @@ mod tests {
     fn values_are_checked_against_their_schema() {
         let spec: ParamSpec = countersign_core::yaml::from_str("{type: list, items: int, min: 1, max: 9, max_items: 3}").unwrap();
         assert!(check_value("s", &spec, &serde_json::json!([1, 3, 4])).is_ok());
-        assert!(check_value("s", &spec, &serde_json::json!([1, 30])).unwrap_err().contains("above its maximum 9"));
-        assert!(check_value("s", &spec, &serde_json::json!([1, 2, 3, 4])).unwrap_err().contains("more than its maximum 3"));
-        assert!(check_value("s", &spec, &serde_json::json!(4)).unwrap_err().contains("must be a list"));
+        assert!(check_value("s", &spec, &serde_json::json!([1, 30])).unwrap_err().message().contains("above its maximum 9"));
+        assert!(check_value("s", &spec, &serde_json::json!([1, 2, 3, 4])).unwrap_err().message().contains("more than its maximum 3"));
+        assert!(check_value("s", &spec, &serde_json::json!(4)).unwrap_err().message().contains("must be a list"));
         let b: ParamSpec = countersign_core::yaml::from_str("{type: bool}").unwrap();
-        assert!(check_value("b", &b, &serde_json::json!(1)).unwrap_err().contains("must be a boolean (true or false)"));
+        assert!(check_value("b", &b, &serde_json::json!(1)).unwrap_err().message().contains("must be a boolean (true or false)"));
+        // A wrong type is a shape problem, a value past a limit is out of range.
+        let shape = |v: serde_json::Value| matches!(check_value("s", &spec, &v), Err(ParamProblem::Shape(_)));
+        let limit = |v: serde_json::Value| matches!(check_value("s", &spec, &v), Err(ParamProblem::Limit(_)));
+        assert!(shape(serde_json::json!(4)) && shape(serde_json::json!(["x"])) && shape(serde_json::json!([true])));
+        assert!(limit(serde_json::json!([0])) && limit(serde_json::json!([10])) && limit(serde_json::json!([1, 1, 1, 1])));
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 use countersign_census::{self as census, Ctx, DynCensus, PrepareError, Prepared, Stop};
 use countersign_core::check::{self, Bound, ClaimReport, Status};
 use countersign_core::config::{self, Config};
-use countersign_core::content::{self, locate_keys, offset_of, Essay};
+use countersign_core::content::{self, offset_of, Essay};
 use countersign_core::diag::{Code, Diagnostic, Sources};
 use countersign_render::{Output, Sink, SiteFiles, Theme};
 
@@ -245,12 +245,14 @@ pub fn prepare_call(
             .with_hint(hint));
     };
     let content = &c.block.content;
+    // Where a diagnostic points in the block: the deepest key of `path` the block has.
+    let near = |path: &[&str]| countersign_core::yaml::Index::of(content).nearest(path).map_or(0, |r| r.start);
     let prepared = match census.prepare(content) {
         Ok(p) => p,
         Err(PrepareError::Shape { message, line, column }) => {
             let at = match (line, column) {
                 (Some(l), Some(col)) => offset_of(content, l, col),
-                _ => locate_keys(content, &["with"]).unwrap_or(0),
+                _ => near(&["with"]),
             };
             return Err(Diagnostic::error(
                 Code::BadParams,
@@ -264,7 +266,7 @@ pub fn prepare_call(
         Err(PrepareError::Limit(pe)) => {
             let mut keys = vec!["with"];
             keys.extend(pe.path.iter().map(String::as_str));
-            let at = locate_keys(content, &keys).unwrap_or(0);
+            let at = near(&keys);
             let mut d = Diagnostic::error(
                 Code::ParamOutOfRange,
                 file,
@@ -279,7 +281,7 @@ pub fn prepare_call(
         }
     };
     if prepared.cost > budget {
-        let at = locate_keys(content, &["with"]).unwrap_or(0);
+        let at = near(&["with"]);
         return Err(Diagnostic::error(
             Code::OverBudget,
             file,

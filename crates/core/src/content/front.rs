@@ -23,7 +23,7 @@ use crate::diag::{Code, Diagnostic};
 pub struct FrontMatter {
     /// The title (required, non-empty).
     pub title: String,
-    /// Span of the title's line in the file.
+    /// Span of the title's entry (key and value) in the file.
     pub title_span: Range<usize>,
     /// The ladder (topic) this essay belongs to.
     pub anchor: Option<String>,
@@ -46,7 +46,7 @@ pub struct FrontMatter {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 struct Raw {
     title: Option<String>,
     anchor: Option<String>,
@@ -81,6 +81,30 @@ fn valid_anchor(a: &str) -> bool {
     a.starts_with(|c: char| c.is_ascii_alphanumeric()) && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
+/// The front matter's YAML `yaml` (at `yaml_start` of `source`) read, with its index.
+fn read_raw(file: &str, source: &str, yaml_start: usize, yaml: &str) -> Result<(Raw, crate::yaml::Index), Vec<Diagnostic>> {
+    if yaml.trim().is_empty() {
+        let raw = Raw { title: None, anchor: None, rung: None, date: None, summary: None, draft: false };
+        return Ok((raw, crate::yaml::Index::default()));
+    }
+    crate::yaml::parse(yaml).map_err(|e| {
+        let at = match (e.line, e.column) {
+            (Some(l), Some(c)) => yaml_start + super::offset_of(yaml, l, c),
+            _ => yaml_start,
+        };
+        let not_a_mapping = e.kind == crate::yaml::YamlErrorKind::Deserialize
+            && crate::yaml::Index::of(yaml).root() != Some(crate::yaml::NodeKind::Mapping);
+        let msg = if not_a_mapping {
+            "front matter must be a mapping of keys to values".to_string()
+        } else {
+            format!("in front matter: {}", e.message)
+        };
+        let r = super::char_span(source, at);
+        vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg)
+            .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary, draft")]
+    })
+}
+
 /// Split `source` into front matter and body and parse the front matter. Returns the front
 /// matter and the body's byte range. Errors: no front matter, an unterminated one, bad
 /// YAML, unknown keys, a missing or empty title, a malformed date.
@@ -111,37 +135,15 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
             .with_hint("close the front matter with a line holding only `---`")]);
     };
     let yaml = &source[yaml_start..yaml_end];
-    let raw: Raw = if yaml.trim().is_empty() {
-        Raw { title: None, anchor: None, rung: None, date: None, summary: None, draft: false }
-    } else {
-        crate::yaml::from_str(yaml).map_err(|e| {
-            let at = match (e.line, e.column) {
-                (Some(l), Some(c)) => yaml_start + super::offset_of(yaml, l, c),
-                _ => yaml_start,
-            };
-            let msg = if e.kind == crate::yaml::YamlErrorKind::NotAMapping {
-                "front matter must be a mapping of keys to values".to_string()
-            } else {
-                format!("in front matter: {}", e.message)
-            };
-            let r = super::char_span(source, at);
-            vec![Diagnostic::error(Code::BadFrontMatter, file, r, msg)
-                .with_hint("front matter keys: title, anchor, rung, date (YYYY-MM-DD), summary, draft")]
-        })?
-    };
-    let title_span = super::locate_keys(yaml, &["title"])
-        .map(|at| {
-            let end = yaml[at..].find('\n').map(|n| at + n).unwrap_or(yaml.len());
-            yaml_start + at..yaml_start + end
-        })
-        .unwrap_or(0..3);
+    let (raw, ix) = read_raw(file, source, yaml_start, yaml)?;
+    let title_span = ix.entry(&["title"]).map_or(0..3, |r| yaml_start + r.start..yaml_start + r.end);
+    let key_span = |key: &str, or: Range<usize>| ix.key(&[key]).map_or(or, |r| yaml_start + r.start..yaml_start + r.end);
     let mut diags = Vec::new();
     let mut claims = Vec::new();
     let mut text_spans = Vec::new();
     let mut with_claims = |key: &str, decoded: Option<String>, diags: &mut Vec<Diagnostic>| {
         let decoded = decoded?;
-        let Some(at) = super::locate_keys(yaml, &[key]) else { return Some(decoded) };
-        let region = inline::value_region(yaml, at);
+        let Some(region) = ix.value(&[key]) else { return Some(decoded) };
         text_spans.push(yaml_start + region.start..yaml_start + region.end);
         let (found, errors) = inline::claims_in(yaml, region, yaml_start);
         let what = format!("the {key}");
@@ -160,33 +162,28 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
                 .with_hint("add `title: …` to the front matter"),
         );
     }
-    if let Some(d) = &raw.date {
-        if !valid_date(d) {
-            let at = super::locate_keys(yaml, &["date"]).map(|a| yaml_start + a).unwrap_or(0);
-            diags.push(
-                Diagnostic::error(Code::BadDate, file, at..at + 4, format!("`{d}` is not a date")).with_hint("write dates as YYYY-MM-DD"),
-            );
-        }
+    if let Some(d) = raw.date.as_ref().filter(|d| !valid_date(d)) {
+        diags.push(
+            Diagnostic::error(Code::BadDate, file, key_span("date", 0..0), format!("`{d}` is not a date"))
+                .with_hint("write dates as YYYY-MM-DD"),
+        );
     }
-    if let Some(a) = &raw.anchor {
-        if !valid_anchor(a) {
-            let at = super::locate_keys(yaml, &["anchor"]).map(|a| yaml_start + a).unwrap_or(0);
-            diags.push(
-                Diagnostic::error(Code::BadAnchor, file, at..at + 6, format!("`{a}` is not a usable anchor"))
-                    .with_hint("an anchor names its ladder's page, /<anchor>/: letters, digits, `-` and `_`, e.g. `held-pass`"),
-            );
-        }
+    if let Some(a) = raw.anchor.as_ref().filter(|a| !valid_anchor(a)) {
+        diags.push(
+            Diagnostic::error(Code::BadAnchor, file, key_span("anchor", 0..0), format!("`{a}` is not a usable anchor"))
+                .with_hint("an anchor names its ladder's page, /<anchor>/: letters, digits, `-` and `_`, e.g. `held-pass`"),
+        );
     }
     if raw.rung == Some(0) {
-        let at = super::locate_keys(yaml, &["rung"]).map(|a| yaml_start + a).unwrap_or(0);
         diags.push(
-            Diagnostic::error(Code::BadRung, file, at..at + 4, "rungs count from 1").with_hint("the first essay of a ladder is `rung: 1`"),
+            Diagnostic::error(Code::BadRung, file, key_span("rung", 0..0), "rungs count from 1")
+                .with_hint("the first essay of a ladder is `rung: 1`"),
         );
     }
     if !diags.is_empty() {
         return Err(diags);
     }
-    let draft_span = super::locate_keys(yaml, &["draft"]).map_or(0..3, |a| yaml_start + a..yaml_start + a + "draft".len());
+    let draft_span = key_span("draft", 0..3);
     Ok((
         FrontMatter {
             title,

@@ -176,41 +176,8 @@ pub fn char_span(text: &str, at: usize) -> Range<usize> {
     at..at + text[at..].chars().next().map_or(0, char::len_utf8)
 }
 
-/// The offset in `yaml` of the value of the mapping key reached by `keys` (each key looked
-/// for as `key:` after the previous one), or of the last key found. A heuristic for pointing
-/// at a parameter that deserialized but broke a limit; good for block and flow style.
-pub fn locate_keys(yaml: &str, keys: &[&str]) -> Option<usize> {
-    let mut from = 0;
-    let mut found = None;
-    for key in keys {
-        let mut search = from;
-        let mut hit = None;
-        while let Some(n) = yaml[search..].find(key) {
-            let at = search + n;
-            let before_ok = at == 0 || {
-                let c = yaml[..at].chars().next_back().unwrap_or(' ');
-                !(c.is_alphanumeric() || c == '_' || c == '-')
-            };
-            let after = yaml[at + key.len()..].trim_start_matches([' ', '"', '\'']);
-            if before_ok && after.starts_with(':') {
-                hit = Some(at);
-                break;
-            }
-            search = at + key.len();
-        }
-        match hit {
-            Some(at) => {
-                found = Some(at);
-                from = at + key.len();
-            }
-            None => break,
-        }
-    }
-    found
-}
-
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, expecting = "a mapping of keys to values")]
 struct CensusHead {
     id: String,
     run: String,
@@ -219,6 +186,7 @@ struct CensusHead {
 }
 
 #[derive(Deserialize)]
+#[serde(expecting = "a mapping of keys to values")]
 struct FigureHead {
     id: String,
     from: String,
@@ -249,36 +217,29 @@ pub fn block_yaml_diag(file: &str, block: &FencedBlock, e: &crate::yaml::YamlErr
     })
 }
 
-/// The span in the essay of the value of top-level `key` in a directive block.
-pub fn block_key_span(block: &FencedBlock, key: &str) -> Range<usize> {
-    match locate_keys(&block.content, &[key]) {
-        Some(at) => {
-            let line_end = block.content[at..].find('\n').map(|n| at + n).unwrap_or(block.content.len());
-            let after_colon = block.content[at..line_end].find(':').map(|n| at + n + 1).unwrap_or(at);
-            let vstart =
-                after_colon + (block.content[after_colon..line_end].len() - block.content[after_colon..line_end].trim_start().len());
-            let vend = vstart + block.content[vstart..line_end].trim_end().len();
-            let (s, e) = if vend > vstart { (vstart, vend) } else { (at, at + key.len()) };
-            block.source_offset(s)..block.source_offset(e)
-        }
+/// The span in the essay of the value of top-level `key` in a directive block (of its key
+/// when the value is left out; the block's fence when the key is absent), placed by the
+/// block's YAML index `ix`.
+pub fn block_key_span(block: &FencedBlock, ix: &crate::yaml::Index, key: &str) -> Range<usize> {
+    match ix.value_or_key(&[key]) {
+        Some(r) => block.source_offset(r.start)..block.source_offset(r.end),
         None => block.span.start..block.span.start + 3,
     }
 }
 
-/// A figure's `caption` or `alt` (`key`, parsed as `decoded`): its claims, found in the
-/// block as written, go to `claims`; returns the plain text (claims as stated, Markdown
-/// dropped) and the value's span in the file.
+/// A figure's `caption` or `alt` (`key`, parsed as `decoded`, placed by the block's
+/// index): its claims, found in the block as written, go to `claims`; returns the plain
+/// text (claims as stated, Markdown dropped) and the value's span in the file.
 fn figure_text(
     file: &str,
     source: &str,
-    b: &FencedBlock,
+    (b, ix): (&FencedBlock, &crate::yaml::Index),
     key: &str,
     decoded: &str,
     claims: &mut Vec<Claim>,
     diags: &mut Vec<Diagnostic>,
 ) -> (String, Range<usize>) {
-    let Some(at) = locate_keys(&b.content, &[key]) else { return (inline::strip_markdown(decoded), b.span.clone()) };
-    let region = inline::value_region(&b.content, at);
+    let Some(region) = ix.value(&[key]) else { return (inline::strip_markdown(decoded), b.span.clone()) };
     let span = b.source_offset(region.start)..b.source_offset(region.end);
     // Claims are read from the file's text of the value (a block quote's `>` included),
     // so that their spans point into the file.
@@ -319,11 +280,11 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     let mut claims = front.claims.clone();
     for b in sc.blocks {
         if b.kind == "census" {
-            match crate::yaml::from_str::<CensusHead>(&b.content) {
-                Ok(h) => {
+            match crate::yaml::parse::<CensusHead>(&b.content) {
+                Ok((h, ix)) => {
                     if !is_identifier(&h.id) {
                         diags.push(
-                            Diagnostic::error(Code::BadId, file, block_key_span(&b, "id"), format!("`{}` is not a usable id", h.id))
+                            Diagnostic::error(Code::BadId, file, block_key_span(&b, &ix, "id"), format!("`{}` is not a usable id", h.id))
                                 .with_hint("an id is a name like `small` or `pairs_2`: letters, digits, `_`, `-`"),
                         );
                         continue;
@@ -331,25 +292,32 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                     if let Some(prev) = calls.iter().find(|c: &&CensusBlock| c.id == h.id) {
                         let (line, _) = crate::diag::line_col(&source, prev.block.span.start);
                         diags.push(
-                            Diagnostic::error(Code::DuplicateId, file, block_key_span(&b, "id"), format!("duplicate census id `{}`", h.id))
-                                .with_label("bound again here")
-                                .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
+                            Diagnostic::error(
+                                Code::DuplicateId,
+                                file,
+                                block_key_span(&b, &ix, "id"),
+                                format!("duplicate census id `{}`", h.id),
+                            )
+                            .with_label("bound again here")
+                            .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
                         );
                         continue;
                     }
-                    let run_span = block_key_span(&b, "run");
+                    let run_span = block_key_span(&b, &ix, "run");
                     calls.push(CensusBlock { id: h.id, run: h.run, run_span, block: b });
                 }
                 Err(e) => {
                     diags.push(block_yaml_diag(file, &b, &e, "in this census block"));
-                    let id = b.content.lines().find_map(|l| l.strip_prefix("id:")).map(|v| v.trim().trim_matches(['"', '\'']));
-                    broken_ids.extend(id.filter(|id| is_identifier(id)).map(str::to_string));
+                    // The id as far as the YAML could be read, so that claims on it add
+                    // no follow-on errors.
+                    let ix = crate::yaml::Index::of(&b.content);
+                    broken_ids.extend(ix.scalar(&["id"]).filter(|id| is_identifier(id)).map(str::to_string));
                 }
             }
         } else {
-            match crate::yaml::from_str::<FigureHead>(&b.content) {
-                Ok(h) => {
-                    let from_span = block_key_span(&b, "from");
+            match crate::yaml::parse::<FigureHead>(&b.content) {
+                Ok((h, ix)) => {
+                    let from_span = block_key_span(&b, &ix, "from");
                     let from = match claim::parse_path(h.from.trim(), from_span.start) {
                         Ok((p, used)) if used == h.from.trim().len() => p,
                         _ => {
@@ -365,16 +333,16 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
                             Diagnostic::error(
                                 Code::DuplicateFigureId,
                                 file,
-                                block_key_span(&b, "id"),
+                                block_key_span(&b, &ix, "id"),
                                 format!("figure id `{}` is not a fresh identifier", h.id),
                             )
                             .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
                         );
                         continue;
                     }
-                    let plot_span = block_key_span(&b, "plot");
-                    let (caption, caption_span) = figure_text(file, &source, &b, "caption", &h.caption, &mut claims, &mut diags);
-                    let (alt, alt_span) = figure_text(file, &source, &b, "alt", &h.alt, &mut claims, &mut diags);
+                    let plot_span = block_key_span(&b, &ix, "plot");
+                    let (caption, caption_span) = figure_text(file, &source, (&b, &ix), "caption", &h.caption, &mut claims, &mut diags);
+                    let (alt, alt_span) = figure_text(file, &source, (&b, &ix), "alt", &h.alt, &mut claims, &mut diags);
                     figures.push(FigureBlock {
                         id: h.id,
                         from,
