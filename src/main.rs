@@ -139,6 +139,12 @@ enum Command {
         #[command(subcommand)]
         action: CacheAction,
     },
+    /// Explain a diagnostic code (`claim-mismatch`): what it means and what to do; without
+    /// a code, list every code.
+    Explain {
+        /// The code, as shown in `error[CODE]`.
+        code: Option<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -223,6 +229,7 @@ fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
         Command::Figures { kind } => cmd::figures::run(kind.as_deref()),
         Command::List => cmd::list::run(root),
         Command::Cache { action: CacheAction::Clean } => cmd::cache::clean(root),
+        Command::Explain { code } => cmd::explain::run(code.as_deref()),
     }
 }
 

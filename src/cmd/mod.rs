@@ -4,6 +4,7 @@
 pub mod build;
 pub mod cache;
 pub mod check;
+pub mod explain;
 pub mod figures;
 pub mod list;
 pub mod new;

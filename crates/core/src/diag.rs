@@ -34,6 +34,23 @@ macro_rules! codes {
                     $(Code::$variant => $name,)*
                 }
             }
+
+            /// The code named `name` (`claim-mismatch`), if there is one.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name {
+                    $($name => Some(Code::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// The variant's own documentation, one sentence or two (`countersign explain`
+            /// prints it above the guide's section): "A stated value disagrees with …".
+            pub fn summary(self) -> String {
+                let doc: &str = match self {
+                    $(Code::$variant => concat!($($doc, "\n",)*),)*
+                };
+                doc.split_whitespace().collect::<Vec<_>>().join(" ")
+            }
         }
     };
 }
@@ -631,6 +648,20 @@ mod tests {
     fn at(text: &str, needle: &str) -> Range<usize> {
         let i = text.find(needle).unwrap();
         i..i + needle.len()
+    }
+
+    #[test]
+    fn a_code_is_found_by_its_name_and_has_its_variants_documentation() {
+        for &c in Code::ALL {
+            assert_eq!(Code::from_name(c.as_str()), Some(c));
+            assert!(c.summary().ends_with('.') && !c.summary().contains("  "), "{c:?}: {:?}", c.summary());
+        }
+        assert_eq!(Code::from_name("claim mismatch"), None);
+        assert_eq!(Code::ClaimMismatch.summary(), "The stated value disagrees with the computed one.");
+        assert_eq!(
+            Code::CacheEntryBad.summary(),
+            "A results-cache entry failed its hash check or did not parse; it is recomputed (a warning)."
+        );
     }
 
     #[test]

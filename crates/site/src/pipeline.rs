@@ -204,19 +204,6 @@ pub struct Plan {
     pub diags: Vec<Diagnostic>,
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 fn line_span(content: &str, block: &content::scan::FencedBlock, at: usize) -> std::ops::Range<usize> {
     let end = content[at..].find('\n').map(|n| at + n).unwrap_or(content.len());
     let end = at + content[at..end].trim_end().len();
@@ -235,7 +222,7 @@ pub fn prepare_call(
 ) -> Result<(Callable, Prepared), Diagnostic> {
     let Some(census) = Callable::lookup(&c.run, site) else {
         let names = Callable::names(site);
-        let best = names.iter().min_by_key(|n| edit_distance(n, &c.run)).filter(|n| edit_distance(n, &c.run) <= 3);
+        let best = names.iter().min_by_key(|n| strsim::levenshtein(n, &c.run)).filter(|n| strsim::levenshtein(n, &c.run) <= 3);
         let hint = match best {
             Some(n) => format!("did you mean `{n}`? `countersign list` shows every census"),
             None => format!("censuses: {}", names.join(", ")),
