@@ -1,0 +1,222 @@
+//! `check::check_essay` on one essay whose claims take every way through the checker: for
+//! each claim, the report (kind, status, place, path, stated and computed text, the census
+//! that certifies it, the value published) and the diagnostic it raises (code, the exact
+//! text underlined, message, label and every hint) are what a reader of the essay and of the
+//! results works out by hand. The results are written here as JSON, so every verdict is
+//! known without running a census.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use countersign_core::check::{check_essay, Bound, ClaimReport, Status};
+use countersign_core::content::{parse_essay, Essay};
+use countersign_core::diag::{Code, Diagnostic};
+use serde_json::json;
+
+const HEAD: &str =
+    "---\ntitle: T\n---\n\n```census\nid: s\nrun: x.census\nwith:\n  n: 5\n```\n\n```census\nid: t\nrun: y.census\nwith:\n  k: 2\n```\n\n";
+
+fn essay(body: &str) -> Essay {
+    let (essay, diags) = parse_essay("essays/e.md", "essays/e.md".into(), format!("{HEAD}{body}"));
+    assert!(diags.is_empty(), "{diags:?}");
+    essay.expect("the essay parses")
+}
+
+fn bound() -> BTreeMap<String, Bound> {
+    let s = Bound {
+        id: "s".into(),
+        census: "x.census".into(),
+        params: json!({"n": 5}),
+        result: Arc::new(json!({
+            "a": 55, "big": 1234567, "r": 2.5, "list": [1, 2, 3], "yes": true,
+            "share": {"num": 1, "den": 8},
+        })),
+    };
+    let t = Bound { id: "t".into(), census: "y.census".into(), params: json!({"k": 2}), result: Arc::new(json!({"b": 5})) };
+    BTreeMap::from([("s".to_string(), s), ("t".to_string(), t)])
+}
+
+/// The essay `body` checked: its one report and the diagnostics it raised.
+fn one(body: &str) -> (Essay, ClaimReport, Vec<Diagnostic>) {
+    let e = essay(body);
+    let (mut reports, diags) = check_essay(&e, &bound());
+    assert_eq!(reports.len(), 1, "{body}");
+    let r = reports.pop().unwrap();
+    (e, r, diags)
+}
+
+/// The one diagnostic of `body`: its code, the text it underlines, message, label, notes.
+fn diagnosed(body: &str) -> (ClaimReport, Code, String, String, String, Vec<String>) {
+    let (e, r, mut diags) = one(body);
+    assert_eq!(diags.len(), 1, "{body}: {diags:?}");
+    let d = diags.pop().unwrap();
+    assert_eq!(d.file, "essays/e.md");
+    assert!(d.is_error());
+    let under = e.source[d.span.clone()].to_string();
+    (r, d.code, under, d.message, d.label, d.notes)
+}
+
+#[test]
+fn a_true_claim_passes_with_its_place_text_and_certificate() {
+    let (_, r, diags) = one("Here it is: {{ s.a = fifty-five }}.\n");
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(r.status, Status::Pass);
+    assert!(r.was_checked());
+    assert_eq!((r.kind, r.line, r.column), ("check", 19, 13));
+    assert_eq!(r.text, "s.a = fifty-five");
+    assert_eq!(r.path, "s.a");
+    assert_eq!(r.stated.as_deref(), Some("fifty-five"));
+    assert_eq!(r.computed.as_deref(), Some("55"));
+    assert_eq!(r.value, Some(json!(55)));
+    assert_eq!(r.exact.as_deref(), Some("55"));
+    assert_eq!(r.html_text, "fifty-five");
+    assert_eq!((r.census_id.as_deref(), r.census.as_deref(), r.params.clone()), (Some("s"), Some("x.census"), Some(json!({"n": 5}))));
+}
+
+#[test]
+fn a_false_claim_fails_at_its_stated_text_with_the_census_and_the_fix() {
+    let (r, code, under, message, label, notes) = diagnosed("A line.\n\nIt is {{ s.a = 56 }} here.\n");
+    assert_eq!(r.status, Status::Fail);
+    assert!(r.was_checked());
+    assert_eq!((r.line, r.column), (21, 7));
+    assert_eq!(code, Code::ClaimMismatch);
+    assert_eq!(under, "56");
+    assert_eq!(message, "stated value disagrees with `s.a`: the essay says 56, the census gives 55");
+    assert_eq!(label, "computed: 55");
+    assert_eq!(notes, ["census: s = x.census {\"n\":5}", "hint: the census gives 55: write `55`, or run `countersign check --bless`"]);
+    assert_eq!(r.bless, Some(Ok("55".to_string())));
+    assert_eq!(r.stated_span.map(|s| s.len()), Some(2));
+}
+
+#[test]
+fn an_expression_over_two_calls_names_both_in_its_note() {
+    let (r, code, _, message, _, notes) = diagnosed("{{ s.a + t.b + s.a = 100 }}\n");
+    assert_eq!(code, Code::ClaimMismatch);
+    assert_eq!(r.path, "s.a + t.b + s.a");
+    assert_eq!(message, "stated value disagrees with `s.a + t.b + s.a`: the essay says 100, the census gives 115");
+    assert_eq!(notes[0], "census: s = x.census {\"n\":5}; t = y.census {\"k\":2}");
+    assert_eq!(r.census_id.as_deref(), Some("s"), "the first id read certifies it");
+    let (_, r, _) = one("{{ t.b + s.a = 60 }}\n");
+    assert_eq!((r.status, r.census_id.as_deref(), r.census.as_deref()), (Status::Pass, Some("t"), Some("y.census")));
+}
+
+#[test]
+fn interpolations_print_integers_grouped_and_are_not_counted_as_checked() {
+    let (_, r, diags) = one("{{ s.big }}\n");
+    assert!(diags.is_empty());
+    assert_eq!((r.kind, r.status.clone()), ("interpolate", Status::Interpolated));
+    assert!(!r.was_checked());
+    assert_eq!(r.html_text, "1,234,567");
+    assert_eq!(r.value, Some(json!(1234567)));
+    assert!(r.value.as_ref().unwrap().is_i64(), "an integer is published as an integer");
+    let (_, r, _) = one("{{ s.r }}\n");
+    assert_eq!(r.html_text, "5/2 (≈ 2.5000)");
+    assert_eq!(r.value, Some(json!(2.5)));
+    let (_, r, _) = one("{{ s.share }}\n");
+    assert_eq!(r.html_text, "1 of 8 (0.1250, 12.50%)");
+    assert_eq!(r.exact.as_deref(), Some("1 of 8"));
+}
+
+#[test]
+fn asserts_pass_fail_and_must_be_true_or_false() {
+    let (_, r, diags) = one("{{ assert s.a == 55 }}\n");
+    assert!(diags.is_empty());
+    assert_eq!((r.kind, r.status.clone(), r.path.as_str()), ("assert", Status::Pass, "s.a == 55"));
+    assert!(r.was_checked());
+    assert_eq!(r.value, Some(json!(true)));
+    assert_eq!(r.census_id.as_deref(), Some("s"));
+
+    let (r, code, under, message, label, notes) = diagnosed("{{ assert s.a > 60 }}\n");
+    assert_eq!((r.status.clone(), code), (Status::Fail, Code::AssertFailed));
+    assert!(r.was_checked());
+    assert_eq!(under, "{{ assert s.a > 60 }}");
+    assert_eq!(message, "assertion failed: s.a > 60");
+    assert_eq!(label, "55 > 60 is false");
+    assert_eq!(notes, ["hint: the computation no longer supports this assert: correct the sentence it stands for"]);
+
+    let (_, _, _) = one("{{ assert s.yes }}\n");
+    let (r, code, under, message, _, _) = diagnosed("{{ assert s.a }}\n");
+    assert_eq!((r.status.clone(), code), (Status::Error, Code::TypeMismatch));
+    assert!(!r.was_checked());
+    assert_eq!(under, "s.a");
+    assert_eq!(message, "an assert must be true or false, not 55");
+}
+
+#[test]
+fn an_unbound_id_is_underlined_alone_and_named_against_the_bound_ones() {
+    let (r, code, under, message, label, notes) = diagnosed("{{ zeta.a = 3 }}\n");
+    assert_eq!((r.status.clone(), code), (Status::Error, Code::UnboundId));
+    assert!(!r.was_checked());
+    assert_eq!(under, "zeta");
+    assert_eq!(message, "no census result is bound to `zeta`");
+    assert_eq!(label, "unknown id");
+    assert_eq!(notes, ["hint: census ids bound in this essay: s, t"]);
+    let (e, _) = parse_essay("essays/e.md", "essays/e.md".into(), "---\ntitle: T\n---\n{{ s.a = 1 }}\n".into());
+    let (_, diags) = check_essay(&e.unwrap(), &BTreeMap::new());
+    assert_eq!(diags[0].notes, ["hint: this essay has no ```census block; add one with `id:`, `run:` and `with:`"]);
+}
+
+#[test]
+fn a_path_not_in_the_result_says_what_is_there() {
+    let (_, code, under, message, label, notes) = diagnosed("{{ s.zz = 3 }}\n");
+    assert_eq!(code, Code::PathNotInResult);
+    assert_eq!(under, "s.zz");
+    assert_eq!(message, "`s.zz` is not in the result of `s` (x.census)");
+    assert_eq!(label, "no key `zz`");
+    assert_eq!(notes, ["hint: available keys: a, big, r, list, yes, share"]);
+}
+
+#[test]
+fn an_unreadable_stated_value_says_why() {
+    let hint = "hint: the census gives 55; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)";
+    let long = "1".repeat(41);
+    let grouped = format!("1,{}", "234,".repeat(13) + "567"); // 43 digits, no run over 3
+    let spaced = "12 345 678 901 234 567 890 123 456 789 012 345 678 9"; // 40 + digits, spaced
+    let cases = [
+        ("banana", "unreadable stated value"),
+        (long.as_str(), "a number of more than 40 digits is refused, never cut short"),
+        (grouped.as_str(), "a number of more than 40 digits is refused, never cut short"),
+        (spaced, "unreadable stated value"),
+        ("55.", "a trailing point states no precision: write `2` or `2.0`"),
+        ("fifty.", "unreadable stated value"),
+        ("5x.", "unreadable stated value"),
+    ];
+    for (stated, want) in cases {
+        let (r, code, under, message, label, notes) = diagnosed(&format!("{{{{ s.a = {stated} }}}}\n"));
+        assert_eq!((r.status.clone(), code), (Status::Error, Code::UnreadableStated), "{stated}");
+        assert_eq!(under, stated);
+        assert_eq!(message, format!("cannot read `{stated}` as a number"));
+        assert_eq!(label, want, "{stated}");
+        assert_eq!(notes, [hint]);
+    }
+}
+
+#[test]
+fn a_form_that_cannot_fit_the_value_is_incomparable() {
+    let (r, code, under, message, label, _) = diagnosed("{{ s.a = 1 to 2 }}\n");
+    assert_eq!((r.status, code), (Status::Error, Code::Incomparable));
+    assert_eq!(under, "1 to 2");
+    assert_eq!(message, "`1 to 2` cannot be compared with `s.a`");
+    assert_eq!(label, "computed: 55");
+}
+
+#[test]
+fn plain_claims_and_many_claims_keep_their_order_and_places() {
+    let e = essay("{{ plain seven }} and {{ s.a = 55 }}\nthen é {{ s.a = 54 }} and {{ t.b }}\n");
+    let (reports, diags) = check_essay(&e, &bound());
+    let seen: Vec<(&str, Status, usize, usize)> = reports.iter().map(|r| (r.kind, r.status.clone(), r.line, r.column)).collect();
+    assert_eq!(
+        seen,
+        [
+            ("plain", Status::Plain, 19, 1),
+            ("check", Status::Pass, 19, 23),
+            ("check", Status::Fail, 20, 8),
+            ("interpolate", Status::Interpolated, 20, 27)
+        ]
+    );
+    assert_eq!(reports[0].html_text, "seven");
+    assert_eq!(reports[0].text, "plain seven");
+    assert!(!reports[0].was_checked());
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].code, Code::ClaimMismatch);
+}
