@@ -29,7 +29,7 @@ fn bound() -> BTreeMap<String, Bound> {
         params: json!({"n": 5}),
         result: Arc::new(json!({
             "a": 55, "big": 1234567, "r": 2.5, "list": [1, 2, 3], "yes": true,
-            "share": {"num": 1, "den": 8},
+            "share": {"num": 1, "den": 8}, "no": false, "neg": -3, "span": {"min": 2, "max": 9},
         })),
     };
     let t = Bound { id: "t".into(), census: "y.census".into(), params: json!({"k": 2}), result: Arc::new(json!({"b": 5})) };
@@ -163,7 +163,7 @@ fn a_path_not_in_the_result_says_what_is_there() {
     assert_eq!(under, "s.zz");
     assert_eq!(message, "`s.zz` is not in the result of `s` (x.census)");
     assert_eq!(label, "no key `zz`");
-    assert_eq!(notes, ["hint: available keys: a, big, r, list, yes, share"]);
+    assert_eq!(notes, ["hint: available keys: a, big, r, list, yes, share, no, neg, span"]);
 }
 
 #[test]
@@ -219,4 +219,91 @@ fn plain_claims_and_many_claims_keep_their_order_and_places() {
     assert!(!reports[0].was_checked());
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].code, Code::ClaimMismatch);
+}
+
+/// How a claim came out: passed, failed, or refused with this code.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Pass,
+    Fail,
+    Refused(Code),
+}
+
+/// `{{ path = stated }}` checked against the results of [`bound`].
+fn outcome(path: &str, stated: &str) -> Outcome {
+    let (_, r, diags) = one(&format!("{{{{ {path} = {stated} }}}}\n"));
+    match (r.status, diags.first()) {
+        (Status::Pass, None) => Outcome::Pass,
+        (Status::Fail, Some(d)) if d.code == Code::ClaimMismatch => Outcome::Fail,
+        (Status::Error, Some(d)) => Outcome::Refused(d.code),
+        (status, d) => panic!("{path} = {stated}: {status:?} with {d:?}"),
+    }
+}
+
+#[test]
+fn each_form_passes_what_it_states_and_fails_what_it_does_not() {
+    use Outcome::*;
+    let cases = [
+        ("s.yes", "true", Pass),
+        ("s.yes", "false", Fail),
+        ("s.no", "false", Pass),
+        ("s.no", "true", Fail),
+        ("s.a", "true", Refused(Code::Incomparable)),
+        ("s.list", "1, 2 and 3", Pass),
+        ("s.list", "1, 2", Fail),
+        ("s.list", "1, 2, 3 and 4", Fail),
+        ("s.list", "1, 2 and 4", Fail),
+        ("s.a", "1, 2", Refused(Code::Incomparable)),
+        ("s.share", "1 of 8", Pass),
+        ("s.share", "one out of eight", Pass),
+        ("s.share", "1 of 9", Fail),
+        ("s.share", "2.5 of 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1 of 8.0", Refused(Code::UnreadableStated)),
+        ("s.share", "12.5%", Pass),
+        ("s.share", "an eighth", Pass),
+        ("s.share", "a seventh", Fail),
+        ("s.r", "2.5", Pass),
+        ("s.r", "2.50", Pass),
+        ("s.r", "2.4", Fail),
+        ("s.r", "5/2", Refused(Code::UnreadableStated)),
+        ("s.neg", "−3", Pass),
+        ("s.neg", "-3", Pass),
+        ("s.neg", "3", Fail),
+        ("s.span", "2 to 9", Pass),
+        ("s.span", "2 to 8", Fail),
+        ("s.span", "2", Refused(Code::Incomparable)),
+        ("s.a", "2 to 9", Refused(Code::Incomparable)),
+    ];
+    for (path, stated, want) in cases {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+}
+
+#[test]
+fn blessing_keeps_the_stated_form() {
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("s.yes", "false"), Some(Ok("true".to_string())));
+    assert_eq!(blessed("s.list", "1, 2"), Some(Ok("1, 2 and 3".to_string())));
+    assert_eq!(blessed("s.share", "2 of 8"), Some(Ok("1 of 8".to_string())));
+    assert_eq!(blessed("s.a", "fifty-four"), Some(Ok("fifty-five".to_string())));
+    assert_eq!(blessed("s.yes", "true"), None, "a passing claim has nothing to bless");
+}
+
+#[test]
+fn a_decimal_is_digits_a_point_and_digits_and_at_most_forty_digits() {
+    use countersign_core::check::num::parse_decimal;
+    use countersign_core::check::rational::Q;
+    let q = |n: i64, d: i64| Q::new(n, d).unwrap();
+    assert_eq!(parse_decimal("1.5"), Some(q(3, 2)));
+    assert_eq!(parse_decimal("-0.25"), Some(q(-1, 4)));
+    assert_eq!(parse_decimal("−0.25"), Some(q(-1, 4)));
+    assert_eq!(parse_decimal("12"), Some(q(12, 1)));
+    for bad in [".5", "x.5", "1.x", "1.", "1.5.2", "", "-", "1e5", " 1"] {
+        assert_eq!(parse_decimal(bad), None, "{bad:?}");
+    }
+    let forty = "1".repeat(40);
+    assert!(parse_decimal(&forty).is_some());
+    assert!(parse_decimal(&format!("{}.1", "1".repeat(39))).is_some());
+    assert_eq!(parse_decimal(&format!("{forty}.1")), None, "41 digits");
+    assert_eq!(parse_decimal(&format!("1{forty}")), None, "41 digits");
 }
