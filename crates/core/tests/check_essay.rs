@@ -33,7 +33,13 @@ fn bound() -> BTreeMap<String, Bound> {
         })),
     };
     let t = Bound { id: "t".into(), census: "y.census".into(), params: json!({"k": 2}), result: Arc::new(json!({"b": 5})) };
-    BTreeMap::from([("s".to_string(), s), ("t".to_string(), t)])
+    let u = Bound {
+        id: "u".into(),
+        census: "z.census".into(),
+        params: json!({}),
+        result: Arc::new(json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2]})),
+    };
+    BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
 }
 
 /// The essay `body` checked: its one report and the diagnostics it raised.
@@ -306,4 +312,72 @@ fn a_decimal_is_digits_a_point_and_digits_and_at_most_forty_digits() {
     assert!(parse_decimal(&format!("{}.1", "1".repeat(39))).is_some());
     assert_eq!(parse_decimal(&format!("{forty}.1")), None, "41 digits");
     assert_eq!(parse_decimal(&format!("1{forty}")), None, "41 digits");
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_named_by_its_type() {
+    let cases = [
+        ("{{ assert len(u.m) == 1 }}", None),
+        ("{{ assert len(u.name) == 1 }}", Some("`len` needs a list or a map, not a string")),
+        ("{{ assert len(u.nothing) == 1 }}", Some("`len` needs a list or a map, not null")),
+        ("{{ assert len(u.span) == 1 }}", Some("`len` needs a list or a map, not a range {min, max}")),
+        ("{{ assert len(u.yes) == 1 }}", Some("`len` needs a list or a map, not true/false")),
+        ("{{ assert len(s.a) == 1 }}", Some("`len` needs a list or a map, not a number")),
+        ("{{ assert u.l + 1 == 3 }}", Some("`+` needs two numbers: the left side is a list of 2")),
+        ("{{ assert 1 + u.m == 3 }}", Some("`+` needs two numbers: the right side is a map of 1 keys")),
+        ("{{ assert -u.name == 1 }}", Some("`-` needs a number, not a string")),
+        ("{{ assert sum(1, u.name) == 1 }}", Some("`sum` needs numbers, and one of them is a string")),
+        ("{{ assert s.a == 55 and u.l }}", Some("`and` needs true or false, not a list of 2 ([1, 2])")),
+        ("{{ assert u.l[0..=1] > 1 }}", Some("`u.l[0..2]` is not a number: it is [1, 2]")),
+    ];
+    for (claim, want) in cases {
+        let (_, r, diags) = one(&format!("{claim}\n"));
+        match want {
+            None => assert_eq!((r.status, diags.len()), (Status::Pass, 0), "{claim}: {diags:?}"),
+            Some(message) => {
+                assert_eq!(diags.len(), 1, "{claim}: {diags:?}");
+                assert_eq!(diags[0].message, message, "{claim}");
+                assert!(matches!(diags[0].code, Code::TypeMismatch | Code::NotANumber), "{claim}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_form_that_cannot_hold_the_value_names_what_the_path_gives() {
+    let cases = [
+        ("s.a = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a count: state it in its own form"),
+        ("s.r = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a single number: state it in its own form"),
+        ("s.span = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a range {min, max}: state it in its own form"),
+        ("s.yes = 1 of 8", "\"N of M\" states a share {num, den}; this path gives true/false: state it in its own form"),
+        ("u.name = 1 of 8", "\"N of M\" states a share {num, den}; this path gives something that is not a number: state it in its own form"),
+        ("s.share = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a share {num, den}: state it in its own form, or index an element with [i]"),
+        ("s.list = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a list of 3: state it in its own form, or index an element with [i]"),
+    ];
+    for (claim, hint) in cases {
+        let (_, code, _, _, label, notes) = diagnosed(&format!("{{{{ {claim} }}}}\n"));
+        assert_eq!(code, Code::Incomparable, "{claim}");
+        assert!(label.starts_with("computed: "), "{claim}: {label}");
+        assert_eq!(notes, [format!("hint: {hint}")], "{claim}");
+    }
+}
+
+#[test]
+fn the_certificate_shows_each_value_exactly() {
+    let exact = |path: &str| one(&format!("{{{{ {path} }}}}\n")).1.exact;
+    for (path, want) in [
+        ("s.big", "1,234,567"),
+        ("s.r", "5/2"),
+        ("s.neg", "−3"),
+        ("s.share", "1 of 8"),
+        ("s.list", "[1, 2, 3]"),
+        ("s.span", "2 to 9"),
+        ("s.yes", "true"),
+    ] {
+        assert_eq!(exact(path).as_deref(), Some(want), "{path}");
+    }
+    let (_, r, _) = one("{{ s.list }}\n");
+    assert_eq!(r.computed.as_deref(), Some("[1, 2, 3]"));
+    let (_, r, _) = one("{{ s.span }}\n");
+    assert_eq!(r.computed.as_deref(), Some("2 to 9"));
 }
