@@ -37,7 +37,9 @@ fn bound() -> BTreeMap<String, Bound> {
         id: "u".into(),
         census: "z.census".into(),
         params: json!({}),
-        result: Arc::new(json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2]})),
+        result: Arc::new(
+            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3}),
+        ),
     };
     BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
 }
@@ -380,4 +382,40 @@ fn the_certificate_shows_each_value_exactly() {
     assert_eq!(r.computed.as_deref(), Some("[1, 2, 3]"));
     let (_, r, _) = one("{{ s.span }}\n");
     assert_eq!(r.computed.as_deref(), Some("2 to 9"));
+}
+
+#[test]
+fn ratio_words_read_whole_parts_and_bless_in_the_stated_words() {
+    use Outcome::*;
+    for (stated, want) in [
+        ("three in ten", Pass),
+        ("3 in 10", Pass),
+        ("three tenths", Pass),
+        ("a third", Fail),
+        ("1.5 in 5", Refused(Code::UnreadableStated)),
+        ("1 in 2.5", Refused(Code::UnreadableStated)),
+        ("1 in 0", Refused(Code::UnreadableStated)),
+        ("a thirds", Refused(Code::UnreadableStated)),
+        ("one thirds", Refused(Code::UnreadableStated)),
+        ("two third", Refused(Code::UnreadableStated)),
+    ] {
+        assert_eq!(outcome("u.q", stated,), want, "{stated}");
+    }
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("u.half", "a third"), Some(Ok("half".to_string())));
+    assert_eq!(blessed("u.half", "A third"), Some(Ok("Half".to_string())));
+    let refused = blessed("u.q", "a quarter").unwrap().unwrap_err();
+    assert!(refused.starts_with("no ratio in words of this kind is within 5 per cent of 3/10"), "{refused}");
+    // Below a hundred the denominator follows the numerator's words; from a hundred on it
+    // keeps its digits.
+    for (stated, want) in [
+        ("one in 5", "two in seven"),
+        ("One in five", "Two in seven"),
+        ("1 in 5", "2 in 7"),
+        ("two fifths", "two sevenths"),
+        ("one in 100", "thirty in 100"),
+        ("one in 99", "two in seven"),
+    ] {
+        assert_eq!(blessed("u.q", stated), Some(Ok(want.to_string())), "{stated}");
+    }
 }
