@@ -211,7 +211,25 @@ mod tests {
         ] {
             assert_eq!(parse(w), Some(n), "{w}");
         }
-        for bad in ["", "and", "fifty and", "five five", "twelve three", "hundred", "fifty-fifty", "sixty-twelve", "one and"] {
+        assert_eq!(parse("a thousand"), Some(1000));
+        assert_eq!(parse("a million and six"), Some(1_000_006));
+        for bad in [
+            "",
+            "and",
+            "fifty and",
+            "five five",
+            "twelve three",
+            "hundred",
+            "fifty-fifty",
+            "sixty-twelve",
+            "one and",
+            "twenty zero",
+            "twenty ten",
+            "ten hundred",
+            "zero thousand",
+            "a",
+            "a twenty",
+        ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
         for n in [0u64, 7, 13, 20, 21, 99, 100, 101, 660, 1000, 1001, 4806, 37396, 1_000_000, 220_000_000, 999_999_999] {
