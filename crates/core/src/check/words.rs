@@ -239,6 +239,12 @@ mod tests {
             assert_eq!(parse(&w), Some(n), "{w}");
         }
         assert_eq!(format(660, true).unwrap(), "six hundred and sixty");
+        // British "and" before a last part under a hundred, after a thousand or a million.
+        assert_eq!(format(1005, true).unwrap(), "one thousand and five");
+        assert_eq!(format(1005, false).unwrap(), "one thousand five");
+        assert_eq!(format(2_000_099, true).unwrap(), "two million and ninety-nine");
+        assert_eq!(format(1100, true).unwrap(), "one thousand one hundred");
+        assert_eq!(format(1_000_100, true).unwrap(), "one million one hundred");
         assert_eq!(format(55, true).unwrap(), "fifty-five");
     }
 }
