@@ -239,6 +239,10 @@ mod tests {
             assert_eq!(parse(&w), Some(n), "{w}");
         }
         assert_eq!(format(660, true).unwrap(), "six hundred and sixty");
+        for (w, d) in [("fourth", 4), ("fourths", 4), ("Fourth", 4), ("quarter", 4), ("thirds", 3), ("hundredth", 100)] {
+            assert_eq!(parse_ordinal(w), Some(d), "{w}");
+        }
+        assert_eq!(parse_ordinal("thirteenth"), None);
         // British "and" before a last part under a hundred, after a thousand or a million.
         assert_eq!(format(1005, true).unwrap(), "one thousand and five");
         assert_eq!(format(1005, false).unwrap(), "one thousand five");
