@@ -124,4 +124,21 @@ mod tests {
         assert!(at("s.list[2..9]").is_err());
         assert!(at("s.positions[0]").is_err());
     }
+
+    #[test]
+    fn a_failed_step_counts_the_with_step_and_a_long_key_list_is_cut_at_24() {
+        let e = at("s.with.coins.7").unwrap_err();
+        assert_eq!((e.step, e.message.as_str()), (2, "no key `7`"));
+        assert_eq!(e.hint, "available keys: 2");
+        let keys = |n: usize| -> Bound {
+            let m: serde_json::Map<String, Value> = (0..n).map(|i| (format!("k{i:02}"), json!(i))).collect();
+            Bound { id: "s".into(), census: "x.y".into(), params: json!({}), result: std::sync::Arc::new(Value::Object(m)) }
+        };
+        let path = parse_path("s.zz", 0).unwrap().0;
+        let all: Vec<String> = (0..24).map(|i| format!("k{i:02}")).collect();
+        assert_eq!(resolve(&keys(24), &path).unwrap_err().hint, format!("available keys: {}", all.join(", ")));
+        let cut = resolve(&keys(25), &path).unwrap_err().hint;
+        assert_eq!(cut, format!("available keys: {}, … (25 in all)", all.join(", ")));
+        assert_eq!(at("s.list.x").unwrap_err().hint, "a list of 4 elements; index it with [0]..[3]");
+    }
 }

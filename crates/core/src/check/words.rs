@@ -211,7 +211,25 @@ mod tests {
         ] {
             assert_eq!(parse(w), Some(n), "{w}");
         }
-        for bad in ["", "and", "fifty and", "five five", "twelve three", "hundred", "fifty-fifty", "sixty-twelve", "one and"] {
+        assert_eq!(parse("a thousand"), Some(1000));
+        assert_eq!(parse("a million and six"), Some(1_000_006));
+        for bad in [
+            "",
+            "and",
+            "fifty and",
+            "five five",
+            "twelve three",
+            "hundred",
+            "fifty-fifty",
+            "sixty-twelve",
+            "one and",
+            "twenty zero",
+            "twenty ten",
+            "ten hundred",
+            "zero thousand",
+            "a",
+            "a twenty",
+        ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
         for n in [0u64, 7, 13, 20, 21, 99, 100, 101, 660, 1000, 1001, 4806, 37396, 1_000_000, 220_000_000, 999_999_999] {
@@ -221,6 +239,16 @@ mod tests {
             assert_eq!(parse(&w), Some(n), "{w}");
         }
         assert_eq!(format(660, true).unwrap(), "six hundred and sixty");
+        for (w, d) in [("fourth", 4), ("fourths", 4), ("Fourth", 4), ("quarter", 4), ("thirds", 3), ("hundredth", 100)] {
+            assert_eq!(parse_ordinal(w), Some(d), "{w}");
+        }
+        assert_eq!(parse_ordinal("thirteenth"), None);
+        // British "and" before a last part under a hundred, after a thousand or a million.
+        assert_eq!(format(1005, true).unwrap(), "one thousand and five");
+        assert_eq!(format(1005, false).unwrap(), "one thousand five");
+        assert_eq!(format(2_000_099, true).unwrap(), "two million and ninety-nine");
+        assert_eq!(format(1100, true).unwrap(), "one thousand one hundred");
+        assert_eq!(format(1_000_100, true).unwrap(), "one million one hundred");
         assert_eq!(format(55, true).unwrap(), "fifty-five");
     }
 }

@@ -1,0 +1,421 @@
+//! `check::check_essay` on one essay whose claims take every way through the checker: for
+//! each claim, the report (kind, status, place, path, stated and computed text, the census
+//! that certifies it, the value published) and the diagnostic it raises (code, the exact
+//! text underlined, message, label and every hint) are what a reader of the essay and of the
+//! results works out by hand. The results are written here as JSON, so every verdict is
+//! known without running a census.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use countersign_core::check::{check_essay, Bound, ClaimReport, Status};
+use countersign_core::content::{parse_essay, Essay};
+use countersign_core::diag::{Code, Diagnostic};
+use serde_json::json;
+
+const HEAD: &str =
+    "---\ntitle: T\n---\n\n```census\nid: s\nrun: x.census\nwith:\n  n: 5\n```\n\n```census\nid: t\nrun: y.census\nwith:\n  k: 2\n```\n\n";
+
+fn essay(body: &str) -> Essay {
+    let (essay, diags) = parse_essay("essays/e.md", "essays/e.md".into(), format!("{HEAD}{body}"));
+    assert!(diags.is_empty(), "{diags:?}");
+    essay.expect("the essay parses")
+}
+
+fn bound() -> BTreeMap<String, Bound> {
+    let s = Bound {
+        id: "s".into(),
+        census: "x.census".into(),
+        params: json!({"n": 5}),
+        result: Arc::new(json!({
+            "a": 55, "big": 1234567, "r": 2.5, "list": [1, 2, 3], "yes": true,
+            "share": {"num": 1, "den": 8}, "no": false, "neg": -3, "span": {"min": 2, "max": 9},
+        })),
+    };
+    let t = Bound { id: "t".into(), census: "y.census".into(), params: json!({"k": 2}), result: Arc::new(json!({"b": 5})) };
+    let u = Bound {
+        id: "u".into(),
+        census: "z.census".into(),
+        params: json!({}),
+        result: Arc::new(
+            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3}),
+        ),
+    };
+    BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
+}
+
+/// The essay `body` checked: its one report and the diagnostics it raised.
+fn one(body: &str) -> (Essay, ClaimReport, Vec<Diagnostic>) {
+    let e = essay(body);
+    let (mut reports, diags) = check_essay(&e, &bound());
+    assert_eq!(reports.len(), 1, "{body}");
+    let r = reports.pop().unwrap();
+    (e, r, diags)
+}
+
+/// The one diagnostic of `body`: its code, the text it underlines, message, label, notes.
+fn diagnosed(body: &str) -> (ClaimReport, Code, String, String, String, Vec<String>) {
+    let (e, r, mut diags) = one(body);
+    assert_eq!(diags.len(), 1, "{body}: {diags:?}");
+    let d = diags.pop().unwrap();
+    assert_eq!(d.file, "essays/e.md");
+    assert!(d.is_error());
+    let under = e.source[d.span.clone()].to_string();
+    (r, d.code, under, d.message, d.label, d.notes)
+}
+
+#[test]
+fn a_true_claim_passes_with_its_place_text_and_certificate() {
+    let (_, r, diags) = one("Here it is: {{ s.a = fifty-five }}.\n");
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(r.status, Status::Pass);
+    assert!(r.was_checked());
+    assert_eq!((r.kind, r.line, r.column), ("check", 19, 13));
+    assert_eq!(r.text, "s.a = fifty-five");
+    assert_eq!(r.path, "s.a");
+    assert_eq!(r.stated.as_deref(), Some("fifty-five"));
+    assert_eq!(r.computed.as_deref(), Some("55"));
+    assert_eq!(r.value, Some(json!(55)));
+    assert_eq!(r.exact.as_deref(), Some("55"));
+    assert_eq!(r.html_text, "fifty-five");
+    assert_eq!((r.census_id.as_deref(), r.census.as_deref(), r.params.clone()), (Some("s"), Some("x.census"), Some(json!({"n": 5}))));
+}
+
+#[test]
+fn a_false_claim_fails_at_its_stated_text_with_the_census_and_the_fix() {
+    let (r, code, under, message, label, notes) = diagnosed("A line.\n\nIt is {{ s.a = 56 }} here.\n");
+    assert_eq!(r.status, Status::Fail);
+    assert!(r.was_checked());
+    assert_eq!((r.line, r.column), (21, 7));
+    assert_eq!(code, Code::ClaimMismatch);
+    assert_eq!(under, "56");
+    assert_eq!(message, "stated value disagrees with `s.a`: the essay says 56, the census gives 55");
+    assert_eq!(label, "computed: 55");
+    assert_eq!(notes, ["census: s = x.census {\"n\":5}", "hint: the census gives 55: write `55`, or run `countersign check --bless`"]);
+    assert_eq!(r.bless, Some(Ok("55".to_string())));
+    assert_eq!(r.stated_span.map(|s| s.len()), Some(2));
+}
+
+#[test]
+fn an_expression_over_two_calls_names_both_in_its_note() {
+    let (r, code, _, message, _, notes) = diagnosed("{{ s.a + t.b + s.a = 100 }}\n");
+    assert_eq!(code, Code::ClaimMismatch);
+    assert_eq!(r.path, "s.a + t.b + s.a");
+    assert_eq!(message, "stated value disagrees with `s.a + t.b + s.a`: the essay says 100, the census gives 115");
+    assert_eq!(notes[0], "census: s = x.census {\"n\":5}; t = y.census {\"k\":2}");
+    assert_eq!(r.census_id.as_deref(), Some("s"), "the first id read certifies it");
+    let (_, r, _) = one("{{ t.b + s.a = 60 }}\n");
+    assert_eq!((r.status, r.census_id.as_deref(), r.census.as_deref()), (Status::Pass, Some("t"), Some("y.census")));
+}
+
+#[test]
+fn interpolations_print_integers_grouped_and_are_not_counted_as_checked() {
+    let (_, r, diags) = one("{{ s.big }}\n");
+    assert!(diags.is_empty());
+    assert_eq!((r.kind, r.status.clone()), ("interpolate", Status::Interpolated));
+    assert!(!r.was_checked());
+    assert_eq!(r.html_text, "1,234,567");
+    assert_eq!(r.value, Some(json!(1234567)));
+    assert!(r.value.as_ref().unwrap().is_i64(), "an integer is published as an integer");
+    let (_, r, _) = one("{{ s.r }}\n");
+    assert_eq!(r.html_text, "5/2 (≈ 2.5000)");
+    assert_eq!(r.value, Some(json!(2.5)));
+    let (_, r, _) = one("{{ s.share }}\n");
+    assert_eq!(r.html_text, "1 of 8 (0.1250, 12.50%)");
+    assert_eq!(r.exact.as_deref(), Some("1 of 8"));
+}
+
+#[test]
+fn asserts_pass_fail_and_must_be_true_or_false() {
+    let (_, r, diags) = one("{{ assert s.a == 55 }}\n");
+    assert!(diags.is_empty());
+    assert_eq!((r.kind, r.status.clone(), r.path.as_str()), ("assert", Status::Pass, "s.a == 55"));
+    assert!(r.was_checked());
+    assert_eq!(r.value, Some(json!(true)));
+    assert_eq!(r.census_id.as_deref(), Some("s"));
+
+    let (r, code, under, message, label, notes) = diagnosed("{{ assert s.a > 60 }}\n");
+    assert_eq!((r.status.clone(), code), (Status::Fail, Code::AssertFailed));
+    assert!(r.was_checked());
+    assert_eq!(under, "{{ assert s.a > 60 }}");
+    assert_eq!(message, "assertion failed: s.a > 60");
+    assert_eq!(label, "55 > 60 is false");
+    assert_eq!(notes, ["hint: the computation no longer supports this assert: correct the sentence it stands for"]);
+
+    let (_, _, _) = one("{{ assert s.yes }}\n");
+    let (r, code, under, message, _, _) = diagnosed("{{ assert s.a }}\n");
+    assert_eq!((r.status.clone(), code), (Status::Error, Code::TypeMismatch));
+    assert!(!r.was_checked());
+    assert_eq!(under, "s.a");
+    assert_eq!(message, "an assert must be true or false, not 55");
+}
+
+#[test]
+fn an_unbound_id_is_underlined_alone_and_named_against_the_bound_ones() {
+    let (r, code, under, message, label, notes) = diagnosed("{{ zeta.a = 3 }}\n");
+    assert_eq!((r.status.clone(), code), (Status::Error, Code::UnboundId));
+    assert!(!r.was_checked());
+    assert_eq!(under, "zeta");
+    assert_eq!(message, "no census result is bound to `zeta`");
+    assert_eq!(label, "unknown id");
+    assert_eq!(notes, ["hint: census ids bound in this essay: s, t"]);
+    let (e, _) = parse_essay("essays/e.md", "essays/e.md".into(), "---\ntitle: T\n---\n{{ s.a = 1 }}\n".into());
+    let (_, diags) = check_essay(&e.unwrap(), &BTreeMap::new());
+    assert_eq!(diags[0].notes, ["hint: this essay has no ```census block; add one with `id:`, `run:` and `with:`"]);
+}
+
+#[test]
+fn a_path_not_in_the_result_says_what_is_there() {
+    let (_, code, under, message, label, notes) = diagnosed("{{ s.zz = 3 }}\n");
+    assert_eq!(code, Code::PathNotInResult);
+    assert_eq!(under, "s.zz");
+    assert_eq!(message, "`s.zz` is not in the result of `s` (x.census)");
+    assert_eq!(label, "no key `zz`");
+    assert_eq!(notes, ["hint: available keys: a, big, r, list, yes, share, no, neg, span"]);
+}
+
+#[test]
+fn an_unreadable_stated_value_says_why() {
+    let hint = "hint: the census gives 55; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)";
+    let long = "1".repeat(41);
+    let grouped = format!("1,{}", "234,".repeat(13) + "567"); // 43 digits, no run over 3
+    let spaced = "12 345 678 901 234 567 890 123 456 789 012 345 678 9"; // 40 + digits, spaced
+    let cases = [
+        ("banana", "unreadable stated value"),
+        (long.as_str(), "a number of more than 40 digits is refused, never cut short"),
+        (grouped.as_str(), "a number of more than 40 digits is refused, never cut short"),
+        (spaced, "unreadable stated value"),
+        ("55.", "a trailing point states no precision: write `2` or `2.0`"),
+        ("fifty.", "unreadable stated value"),
+        ("5x.", "unreadable stated value"),
+    ];
+    for (stated, want) in cases {
+        let (r, code, under, message, label, notes) = diagnosed(&format!("{{{{ s.a = {stated} }}}}\n"));
+        assert_eq!((r.status.clone(), code), (Status::Error, Code::UnreadableStated), "{stated}");
+        assert_eq!(under, stated);
+        assert_eq!(message, format!("cannot read `{stated}` as a number"));
+        assert_eq!(label, want, "{stated}");
+        assert_eq!(notes, [hint]);
+    }
+}
+
+#[test]
+fn a_form_that_cannot_fit_the_value_is_incomparable() {
+    let (r, code, under, message, label, _) = diagnosed("{{ s.a = 1 to 2 }}\n");
+    assert_eq!((r.status, code), (Status::Error, Code::Incomparable));
+    assert_eq!(under, "1 to 2");
+    assert_eq!(message, "`1 to 2` cannot be compared with `s.a`");
+    assert_eq!(label, "computed: 55");
+}
+
+#[test]
+fn plain_claims_and_many_claims_keep_their_order_and_places() {
+    let e = essay("{{ plain seven }} and {{ s.a = 55 }}\nthen é {{ s.a = 54 }} and {{ t.b }}\n");
+    let (reports, diags) = check_essay(&e, &bound());
+    let seen: Vec<(&str, Status, usize, usize)> = reports.iter().map(|r| (r.kind, r.status.clone(), r.line, r.column)).collect();
+    assert_eq!(
+        seen,
+        [
+            ("plain", Status::Plain, 19, 1),
+            ("check", Status::Pass, 19, 23),
+            ("check", Status::Fail, 20, 8),
+            ("interpolate", Status::Interpolated, 20, 27)
+        ]
+    );
+    assert_eq!(reports[0].html_text, "seven");
+    assert_eq!(reports[0].text, "plain seven");
+    assert!(!reports[0].was_checked());
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].code, Code::ClaimMismatch);
+}
+
+/// How a claim came out: passed, failed, or refused with this code.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Pass,
+    Fail,
+    Refused(Code),
+}
+
+/// `{{ path = stated }}` checked against the results of [`bound`].
+fn outcome(path: &str, stated: &str) -> Outcome {
+    let (_, r, diags) = one(&format!("{{{{ {path} = {stated} }}}}\n"));
+    match (r.status, diags.first()) {
+        (Status::Pass, None) => Outcome::Pass,
+        (Status::Fail, Some(d)) if d.code == Code::ClaimMismatch => Outcome::Fail,
+        (Status::Error, Some(d)) => Outcome::Refused(d.code),
+        (status, d) => panic!("{path} = {stated}: {status:?} with {d:?}"),
+    }
+}
+
+#[test]
+fn each_form_passes_what_it_states_and_fails_what_it_does_not() {
+    use Outcome::*;
+    let cases = [
+        ("s.yes", "true", Pass),
+        ("s.yes", "false", Fail),
+        ("s.no", "false", Pass),
+        ("s.no", "true", Fail),
+        ("s.a", "true", Refused(Code::Incomparable)),
+        ("s.list", "1, 2 and 3", Pass),
+        ("s.list", "1, 2", Fail),
+        ("s.list", "1, 2, 3 and 4", Fail),
+        ("s.list", "1, 2 and 4", Fail),
+        ("s.a", "1, 2", Refused(Code::Incomparable)),
+        ("s.share", "1 of 8", Pass),
+        ("s.share", "one out of eight", Pass),
+        ("s.share", "1 of 9", Fail),
+        ("s.share", "2.5 of 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1 of 8.0", Refused(Code::UnreadableStated)),
+        ("s.share", "12.5%", Pass),
+        ("s.share", "an eighth", Pass),
+        ("s.share", "a seventh", Fail),
+        ("s.r", "2.5", Pass),
+        ("s.r", "2.50", Pass),
+        ("s.r", "2.4", Fail),
+        ("s.r", "5/2", Refused(Code::UnreadableStated)),
+        ("s.neg", "−3", Pass),
+        ("s.neg", "-3", Pass),
+        ("s.neg", "3", Fail),
+        ("s.span", "2 to 9", Pass),
+        ("s.span", "2 to 8", Fail),
+        ("s.span", "2", Refused(Code::Incomparable)),
+        ("s.a", "2 to 9", Refused(Code::Incomparable)),
+    ];
+    for (path, stated, want) in cases {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+}
+
+#[test]
+fn blessing_keeps_the_stated_form() {
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("s.yes", "false"), Some(Ok("true".to_string())));
+    assert_eq!(blessed("s.list", "1, 2"), Some(Ok("1, 2 and 3".to_string())));
+    assert_eq!(blessed("s.share", "2 of 8"), Some(Ok("1 of 8".to_string())));
+    assert_eq!(blessed("s.a", "fifty-four"), Some(Ok("fifty-five".to_string())));
+    assert_eq!(blessed("s.yes", "true"), None, "a passing claim has nothing to bless");
+}
+
+#[test]
+fn a_decimal_is_digits_a_point_and_digits_and_at_most_forty_digits() {
+    use countersign_core::check::num::parse_decimal;
+    use countersign_core::check::rational::Q;
+    let q = |n: i64, d: i64| Q::new(n, d).unwrap();
+    assert_eq!(parse_decimal("1.5"), Some(q(3, 2)));
+    assert_eq!(parse_decimal("-0.25"), Some(q(-1, 4)));
+    assert_eq!(parse_decimal("−0.25"), Some(q(-1, 4)));
+    assert_eq!(parse_decimal("12"), Some(q(12, 1)));
+    for bad in [".5", "x.5", "1.x", "1.", "1.5.2", "", "-", "1e5", " 1"] {
+        assert_eq!(parse_decimal(bad), None, "{bad:?}");
+    }
+    let forty = "1".repeat(40);
+    assert!(parse_decimal(&forty).is_some());
+    assert!(parse_decimal(&format!("{}.1", "1".repeat(39))).is_some());
+    assert_eq!(parse_decimal(&format!("{forty}.1")), None, "41 digits");
+    assert_eq!(parse_decimal(&format!("1{forty}")), None, "41 digits");
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_named_by_its_type() {
+    let cases = [
+        ("{{ assert len(u.m) == 1 }}", None),
+        ("{{ assert len(u.name) == 1 }}", Some("`len` needs a list or a map, not a string")),
+        ("{{ assert len(u.nothing) == 1 }}", Some("`len` needs a list or a map, not null")),
+        ("{{ assert len(u.span) == 1 }}", Some("`len` needs a list or a map, not a range {min, max}")),
+        ("{{ assert len(u.yes) == 1 }}", Some("`len` needs a list or a map, not true/false")),
+        ("{{ assert len(s.a) == 1 }}", Some("`len` needs a list or a map, not a number")),
+        ("{{ assert u.l + 1 == 3 }}", Some("`+` needs two numbers: the left side is a list of 2")),
+        ("{{ assert 1 + u.m == 3 }}", Some("`+` needs two numbers: the right side is a map of 1 keys")),
+        ("{{ assert -u.name == 1 }}", Some("`-` needs a number, not a string")),
+        ("{{ assert sum(1, u.name) == 1 }}", Some("`sum` needs numbers, and one of them is a string")),
+        ("{{ assert s.a == 55 and u.l }}", Some("`and` needs true or false, not a list of 2 ([1, 2])")),
+        ("{{ assert u.l[0..=1] > 1 }}", Some("`u.l[0..2]` is not a number: it is [1, 2]")),
+    ];
+    for (claim, want) in cases {
+        let (_, r, diags) = one(&format!("{claim}\n"));
+        match want {
+            None => assert_eq!((r.status, diags.len()), (Status::Pass, 0), "{claim}: {diags:?}"),
+            Some(message) => {
+                assert_eq!(diags.len(), 1, "{claim}: {diags:?}");
+                assert_eq!(diags[0].message, message, "{claim}");
+                assert!(matches!(diags[0].code, Code::TypeMismatch | Code::NotANumber), "{claim}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_form_that_cannot_hold_the_value_names_what_the_path_gives() {
+    let cases = [
+        ("s.a = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a count: state it in its own form"),
+        ("s.r = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a single number: state it in its own form"),
+        ("s.span = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a range {min, max}: state it in its own form"),
+        ("s.yes = 1 of 8", "\"N of M\" states a share {num, den}; this path gives true/false: state it in its own form"),
+        ("u.name = 1 of 8", "\"N of M\" states a share {num, den}; this path gives something that is not a number: state it in its own form"),
+        ("s.share = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a share {num, den}: state it in its own form, or index an element with [i]"),
+        ("s.list = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a list of 3: state it in its own form, or index an element with [i]"),
+    ];
+    for (claim, hint) in cases {
+        let (_, code, _, _, label, notes) = diagnosed(&format!("{{{{ {claim} }}}}\n"));
+        assert_eq!(code, Code::Incomparable, "{claim}");
+        assert!(label.starts_with("computed: "), "{claim}: {label}");
+        assert_eq!(notes, [format!("hint: {hint}")], "{claim}");
+    }
+}
+
+#[test]
+fn the_certificate_shows_each_value_exactly() {
+    let exact = |path: &str| one(&format!("{{{{ {path} }}}}\n")).1.exact;
+    for (path, want) in [
+        ("s.big", "1,234,567"),
+        ("s.r", "5/2"),
+        ("s.neg", "−3"),
+        ("s.share", "1 of 8"),
+        ("s.list", "[1, 2, 3]"),
+        ("s.span", "2 to 9"),
+        ("s.yes", "true"),
+    ] {
+        assert_eq!(exact(path).as_deref(), Some(want), "{path}");
+    }
+    let (_, r, _) = one("{{ s.list }}\n");
+    assert_eq!(r.computed.as_deref(), Some("[1, 2, 3]"));
+    let (_, r, _) = one("{{ s.span }}\n");
+    assert_eq!(r.computed.as_deref(), Some("2 to 9"));
+}
+
+#[test]
+fn ratio_words_read_whole_parts_and_bless_in_the_stated_words() {
+    use Outcome::*;
+    for (stated, want) in [
+        ("three in ten", Pass),
+        ("3 in 10", Pass),
+        ("three tenths", Pass),
+        ("a third", Fail),
+        ("1.5 in 5", Refused(Code::UnreadableStated)),
+        ("1 in 2.5", Refused(Code::UnreadableStated)),
+        ("1 in 0", Refused(Code::UnreadableStated)),
+        ("a thirds", Refused(Code::UnreadableStated)),
+        ("one thirds", Refused(Code::UnreadableStated)),
+        ("two third", Refused(Code::UnreadableStated)),
+    ] {
+        assert_eq!(outcome("u.q", stated,), want, "{stated}");
+    }
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("u.half", "a third"), Some(Ok("half".to_string())));
+    assert_eq!(blessed("u.half", "A third"), Some(Ok("Half".to_string())));
+    let refused = blessed("u.q", "a quarter").unwrap().unwrap_err();
+    assert!(refused.starts_with("no ratio in words of this kind is within 5 per cent of 3/10"), "{refused}");
+    // Below a hundred the denominator follows the numerator's words; from a hundred on it
+    // keeps its digits.
+    for (stated, want) in [
+        ("one in 5", "two in seven"),
+        ("One in five", "Two in seven"),
+        ("1 in 5", "2 in 7"),
+        ("two fifths", "two sevenths"),
+        ("one in 100", "thirty in 100"),
+        ("one in 99", "two in seven"),
+    ] {
+        assert_eq!(blessed("u.q", stated), Some(Ok(want.to_string())), "{stated}");
+    }
+}
