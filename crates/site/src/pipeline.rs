@@ -614,7 +614,7 @@ fn progress_bar(
 
 /// The diagnostic of a census call that panicked with `panic` (a bug in countersign).
 fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
-    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+    let msg = census::unwind_message(panic);
     Diagnostic::error(
         Code::CensusPanicked,
         "countersign",
