@@ -43,10 +43,7 @@ pub fn print_diags(sources: &Sources, diags: &[Diagnostic], color: bool) {
     }
 }
 
-/// `n` and `noun`, with an `s` unless `n` is 1 ("1 essay", "2 essays").
-pub fn count(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
-}
+pub use countersign_core::text::count;
 
 /// "2 errors, 1 warning".
 pub fn summary_line(diags: &[Diagnostic]) -> String {

@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use countersign_core::text::count;
+
 /// At most this many lines are printed; the last says how many were left out.
 pub const MAX_LINES: usize = 200;
 
@@ -67,35 +69,36 @@ fn list(items: &[Value], path: &str, depth: usize, lines: &mut Vec<String>) {
     };
     let n = items.len();
     // "list of 1 number", "list of 2 numbers".
-    let kind = if n == 1 { kind_of(items).trim_end_matches('s') } else { kind_of(items) };
+    let listed = count(n, kind_of(items));
     if items.iter().all(|x| !x.is_array() && !x.is_object()) {
         let mut shown_items: Vec<String> = items.iter().take(SHOWN_ITEMS).map(shown).collect();
         if n > SHOWN_ITEMS {
             shown_items.push("…".into());
         }
-        lines.push(format!("{indent}{}: list of {n} {kind}: {}", or_result(path), shown_items.join(", ")));
+        lines.push(format!("{indent}{}: list of {listed}: {}", or_result(path), shown_items.join(", ")));
         return;
     }
     let each = if n > 1 { " (and each other item)" } else { "" };
-    lines.push(format!("{indent}{}: list of {n} {kind}; {path}[0]{each} has:", or_result(path)));
+    lines.push(format!("{indent}{}: list of {listed}; {path}[0]{each} has:", or_result(path)));
     walk(first, &format!("{path}[0]"), depth + 1, lines);
 }
 
-/// What the items of a list are: "numbers", "objects", … or "values" when mixed.
+/// What the items of a list are, as a noun for [`count`]: "number", "object", … or "value"
+/// when mixed.
 fn kind_of(items: &[Value]) -> &'static str {
     let name = |x: &Value| match x {
-        Value::Null => "nulls",
-        Value::Bool(_) => "booleans",
-        Value::Number(_) => "numbers",
-        Value::String(_) => "strings",
-        Value::Array(_) => "lists",
-        Value::Object(_) => "objects",
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "list",
+        Value::Object(_) => "object",
     };
     let first = name(&items[0]);
     if items.iter().all(|x| name(x) == first) {
         first
     } else {
-        "values"
+        "value"
     }
 }
 

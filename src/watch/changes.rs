@@ -163,11 +163,9 @@ impl Watch {
             known.insert(self.root.join(f));
         }
         for dir in &self.folders {
-            let walk = walkdir::WalkDir::new(dir).follow_links(true).into_iter();
             let folder = dir.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            let skipped =
-                |e: &walkdir::DirEntry| e.depth() > 0 && countersign_core::content::skipped_name(&folder, &e.file_name().to_string_lossy());
-            for e in walk.filter_entry(|e| !skipped(e)).filter_map(Result::ok) {
+            let skipped = |e: &walkdir::DirEntry| countersign_core::content::skipped_name(&folder, &e.file_name().to_string_lossy());
+            for e in countersign_site::source::walk_folder(dir, skipped).filter_map(Result::ok) {
                 known.insert(e.path().to_path_buf());
                 if !e.path_is_symlink() {
                     continue;

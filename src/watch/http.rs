@@ -460,36 +460,31 @@ fn html(status: StatusCode, page: String) -> Response {
     (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
 }
 
-/// The content type of a served file, by extension.
-pub fn content_type(path: &str) -> &'static str {
+/// The content type of a served file, by extension (any case), from [mime_guess]'s table
+/// (Apache's `mime.types` and the IANA registry); `text/*` types get `charset=utf-8`, an
+/// unknown extension `application/octet-stream`. Three extensions keep the type of the
+/// current RFC where the table holds an older one: `.xml` `application/xml` (RFC 7303,
+/// the feed and the sitemap), `.mjs` `text/javascript` (RFC 9239), `.woff` `font/woff`
+/// (RFC 8081).
+pub fn content_type(path: &str) -> String {
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    match ext.as_str() {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "js" | "mjs" => "text/javascript; charset=utf-8",
-        "json" => "application/json",
-        "svg" => "image/svg+xml",
+    let essence = match ext.as_str() {
         "xml" => "application/xml",
-        "txt" | "md" => "text/plain; charset=utf-8",
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        "ico" => "image/x-icon",
+        "mjs" => "text/javascript",
         "woff" => "font/woff",
-        "woff2" => "font/woff2",
-        "pdf" => "application/pdf",
-        _ => "application/octet-stream",
+        _ => mime_guess::from_ext(&ext).first_raw().unwrap_or("application/octet-stream"),
+    };
+    if essence.starts_with("text/") {
+        format!("{essence}; charset=utf-8")
+    } else {
+        essence.to_string()
     }
 }
 
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
+/// Whether every `%` in `s` starts an escape of two hex digits ([percent_encoding] would
+/// pass a stray `%` through as it is; a request with one is refused instead).
+fn escapes_are_well_formed(s: &str) -> bool {
+    s.split('%').skip(1).all(|after| after.as_bytes().get(..2).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)))
 }
 
 /// The site path a request target names, relative and percent-decoded: `/a/b.css?x` →
@@ -499,22 +494,10 @@ fn hex(b: u8) -> Option<u8> {
 pub fn site_path(target: &str) -> Result<String, &'static str> {
     let path = target.split(['?', '#']).next().unwrap_or("");
     let Some(rest) = path.strip_prefix('/') else { return Err("the path must start with /") };
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let (Some(h), Some(l)) = (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) else {
-                return Err("bad percent-encoding");
-            };
-            out.push(h * 16 + l);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    if !escapes_are_well_formed(rest) {
+        return Err("bad percent-encoding");
     }
-    let decoded = String::from_utf8(out).map_err(|_| "the path is not UTF-8")?;
+    let decoded = percent_encoding::percent_decode_str(rest).decode_utf8().map_err(|_| "the path is not UTF-8")?.into_owned();
     if decoded.contains(['\\', '\0']) {
         return Err("backslash or NUL in the path");
     }

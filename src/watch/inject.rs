@@ -3,6 +3,8 @@
 
 pub use countersign_render::markdown::escape;
 
+use countersign_core::text::count;
+
 /// The reload script for a page served at `generation`: it listens to
 /// `/__countersign/events` and reloads as soon as the server reports another generation
 /// (the server sends its current one on connecting, so a build finished while the page
@@ -29,13 +31,12 @@ pub fn overlay(rendered: &str, generation: u64, have_good: bool) -> String {
             r#"<div id="countersign-error" role="alert" style="all:initial;position:fixed;z-index:2147483647;left:0;right:0;top:0;max-height:75vh;overflow:auto;"#,
             r#"box-sizing:border-box;padding:14px 18px;background:#fff4f2;color:#3b0a05;border-bottom:4px solid #c0261a;box-shadow:0 6px 24px rgba(0,0,0,.35);font:14px/1.45 system-ui,sans-serif">"#,
             r#"<button type="button" onclick="this.parentNode.remove()" title="Hide until the next build" style="all:initial;float:right;cursor:pointer;font:13px system-ui,sans-serif;color:#a11b10;border:1px solid #c0261a;border-radius:4px;padding:2px 8px;background:#fff">hide</button>"#,
-            r#"<div style="font-weight:700;font-size:16px;color:#a11b10;margin-bottom:6px">countersign: build {} failed with {} error{}</div>"#,
+            r#"<div style="font-weight:700;font-size:16px;color:#a11b10;margin-bottom:6px">countersign: build {} failed with {}</div>"#,
             r#"<div style="margin-bottom:10px">{}</div>"#,
             r#"<pre style="margin:0;white-space:pre;overflow-x:auto;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#1d1d1d;background:#fff;border:1px solid #e6b8b3;padding:10px;border-radius:4px">{}</pre></div>"#
         ),
         generation,
-        errors.max(1),
-        if errors == 1 || errors == 0 { "" } else { "s" },
+        count(errors.max(1), "error"),
         under,
         escape(rendered.trim_end())
     )
@@ -69,6 +70,9 @@ mod tests {
         let o = overlay("error: stated value disagrees\n  ┌─ essays/a.md:3:5\n<b>\nerror: another\n", 4, true);
         assert!(o.contains(r#"id="countersign-error""#));
         assert!(o.contains("build 4 failed with 2 errors"));
+        // One error, and a failure whose errors the overlay cannot count, both say "1 error".
+        assert!(overlay("error: stated value disagrees\n", 5, true).contains("build 5 failed with 1 error<"));
+        assert!(overlay("the build stopped\n", 6, false).contains("build 6 failed with 1 error<"));
         assert!(o.contains("essays/a.md:3:5"));
         assert!(o.contains("&lt;b&gt;") && !o.contains("<b>"));
         assert!(reload_script(7).contains("const g=7,"));

@@ -48,6 +48,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use countersign_core::diag::Diagnostic;
+use countersign_core::text::count;
 use countersign_render::Output;
 use countersign_site::pipeline;
 
@@ -173,10 +174,6 @@ pub struct Built {
     pub summary: String,
 }
 
-fn plural(n: usize, one: &str) -> String {
-    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
-}
-
 impl Builder {
     /// A builder for the site at `root` (canonical), with nothing remembered yet.
     pub fn new(root: PathBuf, color: bool) -> Builder {
@@ -242,13 +239,13 @@ impl Builder {
         let census = format!("census calls: {} ({} ran, {} from cache, {} in memory)", s.calls, s.ran, s.cached, s.remembered);
         let summary = if ok {
             let fixed = if self.failing { " — fixed" } else { "" };
-            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", generation, plural(run.loaded.essays.len(), "essay"))
+            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", generation, count(run.loaded.essays.len(), "essay"))
         } else {
             format!(
                 "[{}] build failed in {ms:.0} ms: {}, {}; {}",
                 generation,
-                plural(errors, "error"),
-                plural(warnings, "warning"),
+                count(errors, "error"),
+                count(warnings, "warning"),
                 if self.last_good.is_some() { "still serving the last good pages under the error overlay" } else { "no good build yet" }
             )
         };

@@ -442,3 +442,16 @@ pub fn names() -> Vec<&'static str> {
 pub fn share<A: TryInto<u64>, B: TryInto<u64>>(num: A, den: B) -> Ratio {
     Ratio::new(num.try_into().unwrap_or(u64::MAX), den.try_into().unwrap_or(u64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_unwind_message_is_read_from_a_string_or_a_str_payload() {
+        let formatted = std::panic::catch_unwind(|| panic!("census {} failed", 7)).unwrap_err();
+        assert_eq!(super::unwind_message(formatted.as_ref()), "census 7 failed");
+        let literal = std::panic::catch_unwind(|| std::panic::panic_any("a literal")).unwrap_err();
+        assert_eq!(super::unwind_message(literal.as_ref()), "a literal");
+        let other = std::panic::catch_unwind(|| std::panic::panic_any(42_u8)).unwrap_err();
+        assert_eq!(super::unwind_message(other.as_ref()), "");
+    }
+}

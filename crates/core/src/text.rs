@@ -1,5 +1,6 @@
-//! Text helpers shared by loading and rendering: the one HTML escaper, and heading ids
-//! (links by title compare them, so loading needs them as much as rendering does).
+//! Text helpers shared by loading and rendering: the one HTML escaper, heading ids
+//! (links by title compare them, so loading needs them as much as rendering does), and the
+//! one count of a noun in messages.
 
 /// Escape text for HTML and XML, in content and in quoted attributes: `&`, `<`, `>`, `"`
 /// and `'` become `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;`; everything else is kept.
@@ -16,6 +17,12 @@ pub fn escape_html(s: &str) -> String {
         }
     }
     out
+}
+
+/// `n` and `noun`, with an `s` unless `n` is 1: "1 essay", "0 essays", "2 essays". For
+/// nouns whose plural is a plain `s` (every noun a message of countersign counts).
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// A heading id from its text: lower case, letters and digits kept, runs of anything else
@@ -42,5 +49,12 @@ mod tests {
     #[test]
     fn every_markup_character_is_escaped_including_the_apostrophe() {
         assert_eq!(super::escape_html(r#"<a href="x" title='y'>&</a>"#), "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;");
+    }
+
+    #[test]
+    fn a_count_is_singular_only_for_one() {
+        assert_eq!(super::count(0, "essay"), "0 essays");
+        assert_eq!(super::count(1, "essay"), "1 essay");
+        assert_eq!(super::count(2, "stated value"), "2 stated values");
     }
 }

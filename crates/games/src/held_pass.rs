@@ -679,21 +679,14 @@ pub fn phase_modulus(a: u32, lower_periods: impl IntoIterator<Item = u64>) -> Op
     lower_periods.into_iter().try_fold(pow, lcm)
 }
 
-fn gcd(x: u64, y: u64) -> u64 {
-    if y == 0 {
-        x
-    } else {
-        gcd(y, x % y)
-    }
-}
-
-/// The least common multiple of two positive numbers; `None` if either is 0 or it
-/// overflows a u64.
+/// The least common multiple of two positive numbers, x / gcd(x, y) · y (the gcd is
+/// [`crate::count::gcd`]); `None` if either is 0 or it overflows a u64.
 fn lcm(x: u64, y: u64) -> Option<u64> {
     if x == 0 || y == 0 {
         return None;
     }
-    (x / gcd(x, y)).checked_mul(y)
+    let g = crate::count::gcd(x.into(), y.into());
+    u64::try_from(u128::from(x) / g * u128::from(y)).ok()
 }
 
 /// The window W_b of slice `a` at middle heap `b`: bit i set when the value b − a − 1 + i
@@ -920,6 +913,22 @@ impl Periodicity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// lcm against the plain search for the least common multiple, and its `None`s.
+    #[test]
+    fn lcm_is_the_least_common_multiple_and_none_on_zero_or_overflow() {
+        for x in 1..40u64 {
+            for y in 1..40u64 {
+                let least = (1..=x * y).find(|m| m % x == 0 && m % y == 0);
+                assert_eq!(lcm(x, y), least, "lcm({x}, {y})");
+            }
+        }
+        assert_eq!(lcm(0, 5), None);
+        assert_eq!(lcm(5, 0), None);
+        assert_eq!(lcm(1 << 32, 1 << 32), Some(1 << 32));
+        assert_eq!(lcm(u64::MAX, u64::MAX - 1), None);
+        assert_eq!(lcm(u64::MAX, 1), Some(u64::MAX));
+    }
 
     #[test]
     fn one_heap_formula_matches_recursion_to_40() {

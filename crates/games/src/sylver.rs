@@ -637,7 +637,7 @@ mod tests {
         let mut checked = 0;
         for m in 2u64..30 {
             for n in m + 1..30 {
-                if gcd(m, n) != 1 || (m - 1) * (n - 1) / 2 > 14 {
+                if crate::count::gcd(m.into(), n.into()) != 1 || (m - 1) * (n - 1) / 2 > 14 {
                     continue;
                 }
                 let s = sg(&[m, n]);
@@ -648,13 +648,5 @@ mod tests {
             }
         }
         assert!(checked > 20);
-    }
-
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
     }
 }

@@ -5,6 +5,7 @@
 //! symlinks to the real file: a temporary file beside it, then a rename.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 use countersign_core::check::{ClaimReport, Status};
@@ -86,28 +87,64 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
         for e in &list {
             text.replace_range(e.span.clone(), &e.new);
         }
-        let tmp = real.with_file_name(format!(
-            ".{}.bless-{}",
-            real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            std::process::id()
-        ));
-        let written = std::fs::write(&tmp, &text).and_then(|_| {
-            if let Ok(meta) = std::fs::metadata(&real) {
-                let _ = std::fs::set_permissions(&tmp, meta.permissions());
-            }
-            std::fs::rename(&tmp, &real)
-        });
-        match written {
+        match replace(&real, &text) {
             Ok(()) => done.extend(list.into_iter().rev().cloned()),
-            Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
-                diags.push(Diagnostic::error(Code::WriteFailed, file, 0..0, format!("cannot write: {e}")));
-            }
+            Err(e) => diags.push(Diagnostic::error(Code::WriteFailed, file, 0..0, format!("cannot write: {e}"))),
         }
     }
     if diags.is_empty() {
         Ok(done)
     } else {
         Err(diags)
+    }
+}
+
+/// Replace the file `real` (no link) by `text`, keeping its permissions: a new file of a
+/// random name beside it (`.NAME.bless-XXXXXX`, hidden, so a watching build skips it),
+/// created exclusively, renamed over it; removed when anything fails.
+fn replace(real: &Path, text: &str) -> std::io::Result<()> {
+    let dir = real.parent().unwrap_or(Path::new("."));
+    let name = real.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut tmp = tempfile::Builder::new().prefix(&format!(".{name}.bless-")).tempfile_in(dir)?;
+    tmp.write_all(text.as_bytes())?;
+    if let Ok(meta) = std::fs::metadata(real) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(real)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(file: &str, text: &str, old: &str, new: &str) -> Edit {
+        let start = text.find(old).unwrap();
+        Edit { file: file.into(), line: 1, span: start..start + old.len(), old: old.into(), new: new.into() }
+    }
+
+    /// A blessed file keeps its permissions, and whatever stands at a name a writer might
+    /// pick for its temporary file (a link to a file outside the site, at the name of this
+    /// process's id) is never written through.
+    #[cfg(unix)]
+    #[test]
+    fn a_blessed_file_keeps_its_mode_and_nothing_at_a_temporary_name_is_written_through() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let (essays, outside) = (d.path().join("essays"), d.path().join("outside.txt"));
+        std::fs::create_dir_all(&essays).unwrap();
+        std::fs::write(&outside, "keep").unwrap();
+        let text = "There are {{ 3 }} positions.\n";
+        let a = essays.join("a.md");
+        std::fs::write(&a, text).unwrap();
+        std::fs::set_permissions(&a, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink(&outside, essays.join(format!(".a.md.bless-{}", std::process::id()))).unwrap();
+        let done = apply(d.path(), &[edit("essays/a.md", text, "3", "4")]).unwrap();
+        assert_eq!(done.len(), 1);
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "There are {{ 4 }} positions.\n");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+        let meta = std::fs::symlink_metadata(&a).unwrap();
+        assert!(meta.file_type().is_file());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o640);
     }
 }

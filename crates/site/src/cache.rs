@@ -12,6 +12,7 @@
 //! against someone who can write the cache and recompute the hash; the publishing workflow
 //! therefore recomputes every census on pushes to `main` (the guide's "Checking in CI", `docs/guide/essays/ci.md`, "The results cache").
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -133,11 +134,12 @@ impl Cache {
             result: result.clone(),
         };
         let bytes = serde_json::to_vec(&entry).map_err(std::io::Error::other)?;
-        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, &path).inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
+        // A new file of a random name (`.KEY.XXXXXX.tmp`, what `clean` removes), created
+        // exclusively, renamed into place; removed when anything fails.
+        let mut tmp = tempfile::Builder::new().prefix(&format!(".{key}.")).suffix(".tmp").tempfile_in(dir)?;
+        tmp.write_all(&bytes)?;
+        tmp.persist(&path)?;
+        Ok(())
     }
 
     /// Remove every entry, and the folder. When the folder is a symbolic link, the link
@@ -169,6 +171,26 @@ impl Cache {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Whatever stands at a name a writer might pick for its temporary file (here a link to
+    /// a file outside the cache, at the name of this process's id) is never written
+    /// through, and the entry put in place is a file of its own.
+    #[cfg(unix)]
+    #[test]
+    fn a_put_never_writes_through_a_file_at_a_temporary_name() {
+        let d = tempfile::tempdir().unwrap();
+        let (dir, outside) = (d.path().join("c"), d.path().join("outside.txt"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(&outside, "keep").unwrap();
+        let c = Cache::at(&dir);
+        let p = json!({"n": 3});
+        let k = key("a.b", &p, "f1");
+        std::os::unix::fs::symlink(&outside, dir.join(format!(".{k}.{}.tmp", std::process::id()))).unwrap();
+        c.put(&k, "a.b", &p, "f1", &json!({"x": 1})).unwrap();
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
+        assert!(std::fs::symlink_metadata(dir.join(format!("{k}.json"))).unwrap().file_type().is_file());
+        assert_eq!(c.get(&k, "a.b", &p, "f1"), Some(json!({"x": 1})));
+    }
 
     #[test]
     fn hit_miss_and_corruption() {

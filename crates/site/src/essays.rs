@@ -20,12 +20,12 @@ pub fn load_dir(root: &FsPath, dir: &FsPath) -> (Vec<Essay>, Vec<Diagnostic>) {
 fn essay_files(dir: &FsPath, display: &dyn Fn(&FsPath) -> String, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    let walk = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
-        let hidden = e.depth() > 0 && hidden_name(&e.file_name().to_string_lossy());
+    let walk = crate::source::walk_folder(dir, |e| {
+        let hidden = hidden_name(&e.file_name().to_string_lossy());
         if hidden {
             skipped.push(e.path().to_path_buf());
         }
-        !hidden
+        hidden
     });
     for entry in walk {
         match entry {

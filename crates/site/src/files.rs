@@ -59,8 +59,7 @@ fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> V
     }
     // Editors' files are skipped, and hidden names but in static/ (`content::skipped_name`).
     let skipped = |name: &std::ffi::OsStr| countersign_core::content::skipped_name(folder, &name.to_string_lossy());
-    let walk = walkdir::WalkDir::new(&dir).follow_links(true).sort_by_file_name().into_iter();
-    for e in walk.filter_entry(|e| e.depth() == 0 || !skipped(e.file_name())) {
+    for e in crate::source::walk_folder(&dir, |e| skipped(e.file_name())) {
         match e {
             Ok(e) if e.file_type().is_file() => {
                 let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");

@@ -20,6 +20,7 @@ use countersign_core::check::{self, Bound, ClaimReport, Status};
 use countersign_core::config::{self, Config};
 use countersign_core::content::{self, offset_of, Essay};
 use countersign_core::diag::{Code, Diagnostic, Sources};
+use countersign_core::text::count;
 use countersign_render::{Output, Sink, SiteFiles, Theme};
 
 use crate::cache::{self, Cache};
@@ -602,7 +603,7 @@ fn progress_bar(
 
 /// The diagnostic of a census call that panicked with `panic` (a bug in countersign).
 fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
-    let msg = panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+    let msg = census::unwind_message(panic);
     Diagnostic::error(
         Code::CensusPanicked,
         "countersign",
@@ -621,8 +622,7 @@ fn failure_diag(call: &Call, f: &census::Failure) -> Diagnostic {
     if f.stderr_tail.is_empty() {
         d = d.with_note("it wrote nothing to standard error");
     } else {
-        let n = f.stderr_tail.len();
-        d = d.with_note(format!("the last {n} line{} of its standard error:", if n == 1 { "" } else { "s" }));
+        d = d.with_note(format!("the last {} of its standard error:", count(f.stderr_tail.len(), "line")));
         for line in &f.stderr_tail {
             d = d.with_note(format!("stderr | {line}"));
         }

@@ -48,6 +48,18 @@ impl fmt::Display for SourceError {
     }
 }
 
+/// The walk of a site folder that loading and watch mode share: `dir` and everything
+/// below it, links followed (a loop comes back as an error entry), each folder's entries in
+/// name order, and below `dir` itself no entry for which `skip` holds, nor anything inside
+/// it. What is skipped differs by folder and by caller (hidden names in `essays/`,
+/// [`countersign_core::content::skipped_name`] elsewhere), so it is the caller's.
+pub fn walk_folder<P>(dir: &Path, mut skip: P) -> impl Iterator<Item = walkdir::Result<walkdir::DirEntry>>
+where
+    P: FnMut(&walkdir::DirEntry) -> bool,
+{
+    walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter().filter_entry(move |e| e.depth() == 0 || !skip(e))
+}
+
 /// For a folder entry that is neither a regular file nor a folder (a FIFO, a device, a
 /// socket, after links are followed), the error that names it; `None` for a file or a
 /// folder. Walks of `essays/`, `static/` and `templates/` report such an entry instead

@@ -44,6 +44,45 @@ fn slugs_map_to_their_index() {
     assert_eq!(content_type("results.json"), "application/json");
     assert_eq!(content_type("x.JS"), "text/javascript; charset=utf-8");
     assert_eq!(content_type("feed.xml"), "application/xml");
+    assert_eq!(content_type("index.html"), "text/html; charset=utf-8");
+    assert_eq!(content_type("notes.TXT"), "text/plain; charset=utf-8");
+    assert_eq!(content_type("m.mjs"), "text/javascript; charset=utf-8");
+    assert_eq!(content_type("f.woff"), "font/woff");
+    assert_eq!(content_type("f.woff2"), "font/woff2");
+    assert_eq!(content_type("favicon.ico"), "image/x-icon");
+    assert_eq!(content_type("LICENSE"), "application/octet-stream");
+    // Beyond the seventeen extensions the server once knew: what a site's static/ may hold.
+    assert_eq!(content_type("photo.avif"), "image/avif");
+    assert_eq!(content_type("data/table.csv"), "text/csv; charset=utf-8");
+    assert_eq!(content_type("solver.wasm"), "application/wasm");
+    assert_eq!(content_type("talk.mp4"), "video/mp4");
+}
+
+/// Multi-byte characters and an encoded `/` (`%2F`): decoding happens once, before every
+/// check, so `%2F` is an ordinary separator that the traversal checks see (it cannot
+/// smuggle a `..` or an empty segment past them), and a byte sequence that is not UTF-8
+/// is refused.
+#[test]
+fn encoded_characters_and_slashes_are_served_or_refused_after_decoding() {
+    assert_eq!(site_path("/caf%C3%A9/").unwrap(), "café/");
+    assert_eq!(site_path("/caf%c3%a9/menu%20du%20jour.css").unwrap(), "café/menu du jour.css");
+    assert_eq!(site_path("/a%2Fb.css").unwrap(), "a/b.css");
+    for bad in ["/caf%E9/", "/a%2F..%2Fb", "/a%2F%2Fb", "/%2F", "/a%2F.%2Fb", "/%", "/a%4", "/%%41", "/%4g"] {
+        assert!(site_path(bad).is_err(), "{bad} should be refused");
+    }
+    let files = [("café/index.html", b"<body>cafe</body>".to_vec()), ("a/b.css", b"p{}".to_vec())];
+    let (_server, addr) = serve(&files, Limits { connections: 8, listeners: 2 });
+    for (path, want) in [
+        ("/caf%C3%A9/", "HTTP/1.1 200 OK"),
+        ("/caf%C3%A9", "HTTP/1.1 301 Moved Permanently"),
+        ("/a%2Fb.css", "HTTP/1.1 200 OK"),
+        ("/a%2fb.css", "HTTP/1.1 200 OK"),
+        ("/caf%E9/", "HTTP/1.1 400 Bad Request"),
+        ("/a%2F..%2Fa%2Fb.css", "HTTP/1.1 400 Bad Request"),
+        ("/%2Fa/b.css", "HTTP/1.1 400 Bad Request"),
+    ] {
+        assert_eq!(status_line(addr, path).1, want, "{path}");
+    }
 }
 
 #[test]
