@@ -38,7 +38,7 @@ fn bound() -> BTreeMap<String, Bound> {
         census: "z.census".into(),
         params: json!({}),
         result: Arc::new(
-            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3}),
+            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3, "pair": [1000, 1], "one": [1001], "hundreds": [100, 1], "triple": [101, 2]}),
         ),
     };
     BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
@@ -180,11 +180,15 @@ fn an_unreadable_stated_value_says_why() {
     let long = "1".repeat(41);
     let grouped = format!("1,{}", "234,".repeat(13) + "567"); // 43 digits, no run over 3
     let spaced = "12 345 678 901 234 567 890 123 456 789 012 345 678 9"; // 40 + digits, spaced
+    let long_then_word = format!("{long} x"); // a run of 41 digits, and a space
+    let forty_then_word = format!("{} x", "1".repeat(40));
     let cases = [
         ("banana", "unreadable stated value"),
         (long.as_str(), "a number of more than 40 digits is refused, never cut short"),
         (grouped.as_str(), "a number of more than 40 digits is refused, never cut short"),
         (spaced, "unreadable stated value"),
+        (long_then_word.as_str(), "a number of more than 40 digits is refused, never cut short"),
+        (forty_then_word.as_str(), "unreadable stated value"),
         ("55.", "a trailing point states no precision: write `2` or `2.0`"),
         ("fifty.", "unreadable stated value"),
         ("5x.", "unreadable stated value"),
@@ -261,6 +265,16 @@ fn each_form_passes_what_it_states_and_fails_what_it_does_not() {
         ("s.list", "1, 2", Fail),
         ("s.list", "1, 2, 3 and 4", Fail),
         ("s.list", "1, 2 and 4", Fail),
+        ("s.list", "1, 2, and 3", Pass),
+        ("s.list", "one, two and three", Pass),
+        ("u.pair", "a thousand and one", Fail),
+        ("u.pair", "a thousand, and one", Pass),
+        ("u.pair", "1,000 and 1", Pass),
+        ("u.one", "a thousand and one", Pass),
+        ("u.one", "1,001", Pass),
+        ("u.hundreds", "one hundred and one", Fail),
+        ("u.hundreds", "one hundred and one and one", Fail),
+        ("u.triple", "one hundred and one and two", Pass),
         ("s.a", "1, 2", Refused(Code::Incomparable)),
         ("s.share", "1 of 8", Pass),
         ("s.share", "one out of eight", Pass),
@@ -292,6 +306,10 @@ fn blessing_keeps_the_stated_form() {
     let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
     assert_eq!(blessed("s.yes", "false"), Some(Ok("true".to_string())));
     assert_eq!(blessed("s.list", "1, 2"), Some(Ok("1, 2 and 3".to_string())));
+    // [100, 1] in words would read back as 101: blessing refuses rather than write it.
+    let refused = blessed("u.hundreds", "two hundred and three").unwrap().unwrap_err();
+    assert!(refused.contains("would read as one number"), "{refused}");
+    assert_eq!(blessed("u.hundreds", "200 and 3"), Some(Ok("100 and 1".to_string())));
     assert_eq!(blessed("s.share", "2 of 8"), Some(Ok("1 of 8".to_string())));
     assert_eq!(blessed("s.a", "fifty-four"), Some(Ok("fifty-five".to_string())));
     assert_eq!(blessed("s.yes", "true"), None, "a passing claim has nothing to bless");

@@ -127,17 +127,26 @@ impl Computed {
     }
 }
 
+/// A stated list: "1, 4 and 10", "1, 4, and 10", "3 and 5", or a lone number. A phrase that
+/// reads as one number is one number, never split at its "and": "a thousand and one" is
+/// [1001], not [1000, 1] (as "1,448" is [1448], not [1, 448]).
 fn parse_list(t: &str) -> Option<Vec<Num>> {
-    let mut items = Vec::new();
-    let (head, last) = match t.rsplit_once(" and ") {
-        Some((h, l)) => (h.trim_end_matches(','), Some(l)),
-        None => (t, None),
-    };
-    for part in head.split(", ") {
-        items.push(parse_num(part)?);
+    if let Some(n) = parse_num(t) {
+        return Some(vec![n]);
     }
-    if let Some(l) = last {
-        items.push(parse_num(l)?);
+    let mut parts: Vec<&str> = t.split(", ").collect();
+    let last = parts.pop()?;
+    let mut items = parts.into_iter().map(parse_num).collect::<Option<Vec<_>>>()?;
+    match last.strip_prefix("and ") {
+        Some(l) if !items.is_empty() => items.push(parse_num(l)?),
+        _ => match parse_num(last) {
+            Some(n) => items.push(n),
+            None => {
+                let (a, b) = last.rsplit_once(" and ")?;
+                items.push(parse_num(a)?);
+                items.push(parse_num(b)?);
+            }
+        },
     }
     Some(items)
 }
@@ -303,11 +312,17 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
                 let Computed::Number(v, _) = c else { return Err("the list holds something other than numbers".into()) };
                 parts.push(write_num(items.get(i).unwrap_or(template), v)?);
             }
-            Ok(match parts.len() {
+            let text = match parts.len() {
                 0 => return Err("the computed list is empty".into()),
                 1 => parts[0].clone(),
                 k => format!("{} and {}", parts[..k - 1].join(", "), parts[k - 1]),
-            })
+            };
+            // Words can run together ("one hundred" and "one" read as 101): write only a
+            // text that reads back as this many elements.
+            match parse_list(&text) {
+                Some(read) if read.len() == parts.len() => Ok(text),
+                _ => Err(format!("`{text}` would read as one number; state the list in digits")),
+            }
         }
         (Form::RatioWords(f), Computed::Number(v, _)) => ratio::bless(f, v),
         (Form::Truth(_), Computed::Bool(b)) => Ok(b.to_string()),
