@@ -182,6 +182,8 @@ fn an_unreadable_stated_value_says_why() {
     let spaced = "12 345 678 901 234 567 890 123 456 789 012 345 678 9"; // 40 + digits, spaced
     let long_then_word = format!("{long} x"); // a run of 41 digits, and a space
     let forty_then_word = format!("{} x", "1".repeat(40));
+    let forty_spread = format!("{}x{}", "1".repeat(20), "1".repeat(20)); // 40 digits, no space
+    let forty_one_spread = format!("{}x{}", "1".repeat(20), "1".repeat(21));
     let cases = [
         ("banana", "unreadable stated value"),
         (long.as_str(), "a number of more than 40 digits is refused, never cut short"),
@@ -189,6 +191,8 @@ fn an_unreadable_stated_value_says_why() {
         (spaced, "unreadable stated value"),
         (long_then_word.as_str(), "a number of more than 40 digits is refused, never cut short"),
         (forty_then_word.as_str(), "unreadable stated value"),
+        (forty_spread.as_str(), "unreadable stated value"),
+        (forty_one_spread.as_str(), "a number of more than 40 digits is refused, never cut short"),
         ("55.", "a trailing point states no precision: write `2` or `2.0`"),
         ("fifty.", "unreadable stated value"),
         ("5x.", "unreadable stated value"),
@@ -324,7 +328,7 @@ fn a_decimal_is_digits_a_point_and_digits_and_at_most_forty_digits() {
     assert_eq!(parse_decimal("-0.25"), Some(q(-1, 4)));
     assert_eq!(parse_decimal("−0.25"), Some(q(-1, 4)));
     assert_eq!(parse_decimal("12"), Some(q(12, 1)));
-    for bad in [".5", "x.5", "1.x", "1.", "1.5.2", "", "-", "1e5", " 1"] {
+    for bad in [".5", "x.5", "1.x", "1.", "1.5.2", "", "-", "1e5", " 1", "1._5", "1_0.5", "1.+5"] {
         assert_eq!(parse_decimal(bad), None, "{bad:?}");
     }
     let forty = "1".repeat(40);
@@ -436,4 +440,12 @@ fn ratio_words_read_whole_parts_and_bless_in_the_stated_words() {
     ] {
         assert_eq!(blessed("u.q", stated), Some(Ok(want.to_string())), "{stated}");
     }
+}
+
+#[test]
+fn a_computed_value_is_published_as_an_integer_or_an_exact_fraction() {
+    let value = |claim: &str| one(&format!("{claim}\n")).1.value;
+    assert_eq!(value("{{ s.a + 1 }}"), Some(json!(56)));
+    assert_eq!(value("{{ s.r + 1 }}"), Some(json!({"num": 7, "den": 2})));
+    assert_eq!(value("{{ s.r * 2 = 5 }}"), Some(json!(5)));
 }

@@ -140,5 +140,9 @@ mod tests {
         let cut = resolve(&keys(25), &path).unwrap_err().hint;
         assert_eq!(cut, format!("available keys: {}, … (25 in all)", all.join(", ")));
         assert_eq!(at("s.list.x").unwrap_err().hint, "a list of 4 elements; index it with [0]..[3]");
+        // A step after a slice (which makes a new list) still counts its place.
+        assert_eq!(at("s.list[1..3][0]").unwrap(), json!(2));
+        assert_eq!(at("s.list[1..3][5]").unwrap_err().step, 2);
+        assert_eq!(at("s.list[0..4][1..2][3]").unwrap_err().step, 3);
     }
 }
