@@ -33,3 +33,13 @@ fn a_misspelt_code_is_a_usage_error_naming_the_nearest() {
     assert!(err.contains("`claim-mismach` is not a diagnostic code"), "{err}");
     assert!(err.contains("did you mean `claim-mismatch`?"), "{err}");
 }
+
+#[test]
+fn an_unknown_code_is_shown_escaped_and_any_case_is_answered() {
+    let (code, _, err) = explain(&["CLAIM_MISMATCH"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `claim-mismatch`?"), "{err}");
+    let (code, _, err) = explain(&["x\u{1b}[2Jy"]);
+    assert_eq!(code, 2);
+    assert!(!err.contains('\u{1b}') && err.contains("x\\u{1b}[2Jy"), "{err:?}");
+}

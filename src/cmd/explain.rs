@@ -26,8 +26,8 @@ pub fn run(code: Option<&str>) -> Outcome {
             Ok(())
         }
         None => {
-            let mut message = format!("error: `{name}` is not a diagnostic code\n");
-            if let Some(near) = nearest(name) {
+            let mut message = format!("error: `{}` is not a diagnostic code\n", shown(name));
+            if let Some(near) = nearest(&name.trim().to_lowercase().replace('_', "-")) {
                 let _ = writeln!(message, "hint: did you mean `{}`?", near.as_str());
             }
             message.push_str("hint: `countersign explain` lists every code\n");
@@ -64,9 +64,15 @@ fn section<'g>(guide: &'g str, name: &str) -> Option<&'g str> {
     Some(&rest[..end])
 }
 
-/// The guide's Markdown for a terminal: a cross-reference `[[Page#part|text]]` becomes its
-/// text (or the page's title), and a `{{ plain N }}` claim its words.
+/// The guide's Markdown for a terminal: outside code spans, a cross-reference
+/// `[[Page#part|text]]` becomes its text (or the page's title), and a `{{ plain N }}` claim
+/// its words; a code span (`` `{{ plain 1954 }}` ``, syntax the guide shows) stays as written.
 fn plain(markdown: &str) -> String {
+    markdown.split('`').enumerate().map(|(i, part)| if i % 2 == 1 { part.to_string() } else { prose(part) }).collect::<Vec<_>>().join("`")
+}
+
+/// [`plain`] on text outside code spans.
+fn prose(markdown: &str) -> String {
     let mut s = String::with_capacity(markdown.len());
     let mut rest = markdown;
     while let Some((open, token)) = next_token(rest) {
@@ -101,6 +107,25 @@ fn next_token(text: &str) -> Option<(usize, &'static str)> {
     }
 }
 
+/// `name` as an error may print it: control and invisible characters escaped, at most 60
+/// characters (a terminal must not act on what a user typed, nor show pages of it).
+fn shown(name: &str) -> String {
+    let escaped: String = name
+        .chars()
+        .flat_map(|c| {
+            if c.is_ascii_graphic() || c == ' ' || c.is_alphanumeric() {
+                c.to_string().chars().collect::<Vec<_>>()
+            } else {
+                c.escape_unicode().collect()
+            }
+        })
+        .collect();
+    match escaped.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &escaped[..at]),
+        None => escaped,
+    }
+}
+
 /// The code whose name is nearest `name` by edit distance, if it is within three edits.
 fn nearest(name: &str) -> Option<Code> {
     Code::ALL.iter().copied().map(|c| (strsim::levenshtein(c.as_str(), name), c)).filter(|(d, _)| *d <= 3).min().map(|(_, c)| c)
@@ -117,7 +142,7 @@ mod tests {
             assert!(!body.trim().is_empty() && !body.contains("\n### "), "{}", c.as_str());
             let text = explanation(c);
             assert!(text.starts_with(&format!("{}: {}\n\n", c.as_str(), c.summary())), "{text}");
-            assert!(!text.contains("[[") && !text.contains("{{ plain"), "{text}");
+            assert!(!text.contains("[["), "{text}");
         }
     }
 
@@ -137,6 +162,8 @@ mod tests {
         assert_eq!(plain("`{{` alone, [[open"), "`{{` alone, [[open");
         assert_eq!(plain("between `{{` and `}}`, {{ s.a = 1 }}"), "between `{{` and `}}`, {{ s.a = 1 }}");
         assert_eq!(plain("[[Census blocks#with]]"), "Census blocks");
+        assert_eq!(plain("or mark it `{{ plain 1954 }}`, as [[Claims]] says"), "or mark it `{{ plain 1954 }}`, as Claims says");
+        assert!(explanation(Code::UncoveredNumber).contains("`{{ plain 1954 }}`"));
     }
 
     #[test]
@@ -144,5 +171,7 @@ mod tests {
         assert_eq!(nearest("claim-mismach"), Some(Code::ClaimMismatch));
         assert_eq!(nearest("unbound-ids"), Some(Code::UnboundId));
         assert_eq!(nearest("qqqqqqqqqqqq"), None);
+        assert_eq!(shown("claim\u{1b}[31m-x\u{200b}"), "claim\\u{1b}[31m-x\\u{200b}");
+        assert_eq!(shown(&"x".repeat(100)), format!("{}…", "x".repeat(60)));
     }
 }
