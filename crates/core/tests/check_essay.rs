@@ -276,6 +276,7 @@ fn each_form_passes_what_it_states_and_fails_what_it_does_not() {
         ("u.pair", "1,000 and 1", Pass),
         ("u.one", "a thousand and one", Pass),
         ("u.one", "1,001", Pass),
+        ("u.one", "and 1,001", Refused(Code::UnreadableStated)),
         ("u.hundreds", "one hundred and one", Fail),
         ("u.hundreds", "one hundred and one and one", Fail),
         ("u.triple", "one hundred and one and two", Pass),
