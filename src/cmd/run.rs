@@ -135,7 +135,7 @@ impl Layout {
 /// that does not parse (parameters that are not YAML), pointing into the block.
 fn block_of(name: &str, with: &str) -> (Layout, Result<CensusBlock, Box<Diagnostic>>) {
     let quoted = serde_json::to_string(name).unwrap_or_default();
-    let mut text = format!("---\ntitle: countersign run\n---\n```census\nid: cli\nrun: ");
+    let mut text = "---\ntitle: countersign run\n---\n```census\nid: cli\nrun: ".to_string();
     let name_in_block = text.len()..text.len() + quoted.len();
     text.push_str(&quoted);
     text.push_str("\nwith:\n");
