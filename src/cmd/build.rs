@@ -21,8 +21,6 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
     };
     // One build at a time writes beside the output folder; a second one waits here,
     // before computing, so it finds the first one's results in the cache.
-    // One build at a time writes beside the output folder; a second one waits here,
-    // before computing, so it finds the first one's results in the cache.
     let lock = output::lock_output(&write_to, || err(&format!("waiting for another build writing beside {} to finish\n", out.display())));
     let opts = RunOptions {
         root: root.to_path_buf(),
@@ -47,7 +45,9 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
     print_diags(&run.loaded.sources, &diags, color);
     if !run.ok() {
         // Dropping the staging removes the temporary folder.
-        err(&format!("build failed: {}; the previous site was left as it was\n", summary_line(&diags)));
+        // The folder is only ever replaced whole, at the end: what is there now was there before.
+        let left = if write_to.join(output::MARKER).is_file() { "the previous site was left as it was" } else { "nothing was written" };
+        err(&format!("build failed: {}; {left}\n", summary_line(&diags)));
         return Err(Failure::Failed);
     }
     let staging = match staging {

@@ -45,9 +45,12 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));
     let reports: Vec<ClaimReport> =
         run.checked.as_ref().map(|c| c.reports.iter().flat_map(|r| r.iter()).cloned().collect()).unwrap_or_default();
-    if modes.verify {
-        diags.extend(pipeline::verify(&run.loaded));
-    }
+    let verified = modes.verify.then(|| {
+        let (found, runs) = pipeline::verify(&run.loaded);
+        let failed = found.len();
+        diags.extend(found);
+        (runs, failed)
+    });
     if modes.strict {
         diags.extend(countersign_core::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
     }
@@ -61,6 +64,9 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
     } else {
         print_diags(&run.loaded.sources, &diags, color);
         err(&summary(&run, &reports, &diags, failed, started));
+        if let Some((runs, failed)) = verified {
+            err(&verify_line(runs, failed));
+        }
     }
     if failed {
         Err(Failure::Failed)
@@ -87,6 +93,16 @@ fn bless(root: &Path, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
 }
 
 /// The last line: "ok 5 essays, 642 claims checked: 0 errors, 1 warning; census calls: …".
+/// What `--verify` did: `runs` site census calls run twice afresh, `failed` of them
+/// answering differently or failing (each has its diagnostic above).
+fn verify_line(runs: usize, failed: usize) -> String {
+    match (runs, failed) {
+        (0, _) => "verify: no site census calls to run twice (built-in censuses are pure by contract)\n".to_string(),
+        (n, 0) => format!("verify: {} run twice afresh, each gave the same answer both times\n", count(n, "site census call")),
+        (n, f) => format!("verify: {} run twice afresh, {f} did not give the same answer both times\n", count(n, "site census call")),
+    }
+}
+
 fn summary(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic], failed: bool, started: Instant) -> String {
     let checked = reports.iter().filter(|r| r.was_checked()).count();
     format!(

@@ -11,6 +11,7 @@
 //! position; anything else `serde_yaml` refuses is [`YamlErrorKind::Deserialize`], at the
 //! position it reports.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -55,6 +56,9 @@ pub enum YamlErrorKind {
     TooDeep,
     /// Aliases expand to too much data (an alias bomb, "billion laughs").
     AliasBomb,
+    /// A key written twice in one mapping (YAML 1.2 §3.2.1.1: keys are unique), at the
+    /// second; `serde_yaml` would keep the last of a map's and name a struct's at the first.
+    DuplicateKey,
 }
 
 /// A YAML error with its position, 1-based, within the text that was parsed.
@@ -104,9 +108,15 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<(T, Index), YamlError> {
     if let Some((e, _)) = &ix.stop {
         return Err(e.clone());
     }
-    match serde_yaml::from_str::<T>(text) {
+    if let Some(e) = &ix.duplicate {
+        return Err(e.clone());
+    }
+    // The byte-order mark an editor may write is not part of the document (YAML 1.2
+    // §5.2); `serde_yaml` would read it as the start of a second one.
+    let body = strip_bom(text);
+    match serde_yaml::from_str::<T>(body) {
         Ok(value) => Ok((value, ix)),
-        Err(e) => Err(ix.explain(text, &e)),
+        Err(e) => Err(ix.explain(body, &e)),
     }
 }
 
@@ -172,6 +182,8 @@ pub struct Index {
     expanded_depth: (usize, Option<usize>),
     /// Why reading stopped early (a syntax error, a level over [`MAX_DEPTH`]), and where.
     stop: Option<(YamlError, usize)>,
+    /// The first key written a second time in its mapping, at the second.
+    duplicate: Option<YamlError>,
 }
 
 /// The parent of the top node.
@@ -182,7 +194,32 @@ impl Index {
     /// syntax error or nests deeper than [`MAX_DEPTH`] (as written or through aliases),
     /// what came before is indexed and the problem kept for [`parse`].
     pub fn of(text: &str) -> Index {
-        let text = &text[..floor(text, MAX_YAML_BYTES)];
+        let body = strip_bom(text);
+        let mut ix = Index::of_body(&body[..floor(body, MAX_YAML_BYTES)]);
+        ix.shift(text.len() - body.len());
+        ix
+    }
+
+    /// Move every position `by` bytes on: the index of a text read after a prefix of that
+    /// many bytes (a byte-order mark), in bytes of the whole text.
+    fn shift(&mut self, by: usize) {
+        if by == 0 {
+            return;
+        }
+        let move_range = |r: &mut Range<usize>| *r = r.start + by..r.end + by;
+        for node in &mut self.nodes {
+            move_range(&mut node.span);
+            node.key.as_mut().map(move_range);
+        }
+        self.first_alias = self.first_alias.map(|a| a + by);
+        self.expanded_depth.1 = self.expanded_depth.1.map(|a| a + by);
+        if let Some((_, at)) = &mut self.stop {
+            *at += by;
+        }
+    }
+
+    /// [`Index::of`] a text without a byte-order mark.
+    fn of_body(text: &str) -> Index {
         let mut ix = Index::read(text);
         // The parser reads a flow collection's tokens ahead until it knows whether the
         // collection is a key, and refuses more than 255 levels before it gives their
@@ -307,6 +344,11 @@ impl Index {
         }
         YamlError { kind: YamlErrorKind::Deserialize, message, line: Some(loc.line()), column: Some(loc.column()) }
     }
+}
+
+/// `text` without the byte-order mark it may start with.
+fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// The largest char boundary at or below `at`.
@@ -455,10 +497,20 @@ impl<'t> Builder<'t> {
 
     fn add(&mut self, place: Place, kind: NodeKind, span: Range<usize>, text: Option<String>) -> usize {
         let n = self.ix.nodes.len();
-        self.ix.nodes.push(Node { kind, span, key: place.key, text });
+        self.ix.nodes.push(Node { kind, span, key: place.key.clone(), text });
         let parent = self.stack.last().map_or(TOP, |f| f.node);
-        if let Some(seg) = place.seg {
-            self.ix.children.entry((parent, seg)).or_insert(n);
+        let Some(seg) = place.seg else { return n };
+        match self.ix.children.entry((parent, seg)) {
+            Entry::Vacant(v) => {
+                v.insert(n);
+            }
+            Entry::Occupied(o) if self.ix.duplicate.is_none() => {
+                let (Seg::Key(name), Some(second)) = (&o.key().1, &place.key) else { return n };
+                // No line number: the caller's text may be a block inside a file.
+                let message = format!("duplicate key `{name}`: it is set earlier in the same mapping, and a key may be set once");
+                self.ix.duplicate = Some(YamlError::at(YamlErrorKind::DuplicateKey, message, self.text, second.start));
+            }
+            Entry::Occupied(_) => {}
         }
         n
     }
@@ -543,6 +595,35 @@ mod tests {
     /// The text at a span, for assertions.
     fn at(text: &str, span: Option<Range<usize>>) -> &str {
         span.map_or("<none>", |s| &text[s])
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_document() {
+        let text = "\u{feff}a: 1\nb: [2]\n";
+        let (s, ix) = parse::<std::collections::BTreeMap<String, serde_yaml::Value>>(text).unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(at(text, ix.key(&["a"])), "a");
+        assert_eq!(at(text, ix.value(&["b"])), "[2]");
+        let e = parse::<S>("\u{feff}a: x\n").unwrap_err();
+        assert_eq!((e.kind, e.line), (YamlErrorKind::Deserialize, Some(1)));
+    }
+
+    #[test]
+    fn a_key_set_twice_is_refused_at_the_second() {
+        for (text, line, column) in [
+            ("a: 1\nb: 2\na: 3\n", 3, 1),
+            ("with:\n  k: 1\n  j: 0\n  k: 2\n", 4, 3),
+            ("{a: 1, b: {c: 1, c: 2}}", 1, 18),
+            ("x:\n  - {a: 1}\n  - {a: 1, 'a': 2}\n", 3, 12),
+        ] {
+            let e = parse::<serde_yaml::Value>(text).unwrap_err();
+            assert_eq!((e.kind, e.line, e.column), (YamlErrorKind::DuplicateKey, Some(line), Some(column)), "{text}");
+        }
+        let e = parse::<serde_yaml::Value>("\u{feff}a: 1\na: 2\n").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(2), Some(1)));
+        assert!(e.message.contains("`a`: it is set earlier"), "{}", e.message);
+        // The same key in two mappings, and in a list's items, is no duplicate.
+        assert!(parse::<serde_yaml::Value>("a: {k: 1}\nb: {k: 2}\nc: [{k: 1}, {k: 2}]\n").is_ok());
     }
 
     #[test]

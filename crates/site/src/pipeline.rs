@@ -633,7 +633,8 @@ fn failure_diag(call: &Call, f: &census::Failure) -> Diagnostic {
 /// Run every site census call of the plan of `loaded` twice, afresh (no cache), in
 /// parallel, and report each call whose two answers differ (`census-nondeterministic`,
 /// at its block) or that fails. Built-in censuses are not run: they are pure by contract.
-pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
+/// Returns those diagnostics and how many site census calls were run twice.
+pub fn verify(loaded: &Loaded) -> (Vec<Diagnostic>, usize) {
     let plan = plan(loaded);
     let found: Vec<Option<Diagnostic>> = plan
         .calls
@@ -650,7 +651,8 @@ pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
                 (Err(d), _) | (_, Err(d)) => return d,
             };
             (first != second).then(|| {
-                let short = |v: &Value| {
+                let short = |v: Option<&Value>| {
+                    let Some(v) = v else { return "(absent)".to_string() };
                     let s = serde_json::to_string(v).unwrap_or_default();
                     if s.chars().count() > 200 {
                         format!("{}…", s.chars().take(200).collect::<String>())
@@ -658,6 +660,7 @@ pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
                         s
                     }
                 };
+                let (path, a, b) = first_difference(&first, &second);
                 let (file, span) = &call.at;
                 Diagnostic::error(
                     Code::CensusNondeterministic,
@@ -666,13 +669,48 @@ pub fn verify(loaded: &Loaded) -> Vec<Diagnostic> {
                     format!("site census `{}` answered differently when run twice with the same parameters", call.census.name()),
                 )
                 .with_label("this call")
-                .with_note(format!("first: {}", short(&first)))
-                .with_note(format!("second: {}", short(&second)))
+                .with_note(match path.as_str() {
+                    "" => "the two answers differ as a whole".to_string(),
+                    _ => format!("the two answers first differ at `{path}`"),
+                })
+                .with_note(format!("first: {}", short(a)))
+                .with_note(format!("second: {}", short(b)))
                 .with_hint("a census's result must depend only on its parameters and sources (no clock, no randomness, no hash order)")
             })
         })
         .collect();
-    found.into_iter().flatten().collect()
+    let runs = found.len();
+    (found.into_iter().flatten().collect(), runs)
+}
+
+/// Where two census answers first differ, in document order: the path below the result
+/// (`rows[3].grundy`, empty for the whole answer) and the two values there, `None` where
+/// one answer lacks the key. Lists that agree as far as the shorter goes, and values of
+/// different kinds, differ as a whole. Recursion is bounded by serde_json's nesting limit
+/// (128) on what a census may print.
+fn first_difference<'v>(a: &'v Value, b: &'v Value) -> (String, Option<&'v Value>, Option<&'v Value>) {
+    let below = |step: String, (path, x, y): (String, Option<&'v Value>, Option<&'v Value>)| {
+        let sep = if path.is_empty() || path.starts_with('[') { "" } else { "." };
+        (format!("{step}{sep}{path}"), x, y)
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            for k in keys {
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) if p == q => continue,
+                    (Some(p), Some(q)) => return below(k.clone(), first_difference(p, q)),
+                    (p, q) => return (k.clone(), p, q),
+                }
+            }
+            (String::new(), Some(a), Some(b))
+        }
+        (Value::Array(x), Value::Array(y)) => match x.iter().zip(y).position(|(p, q)| p != q) {
+            Some(i) => below(format!("[{i}]"), first_difference(&x[i], &y[i])),
+            None => (String::new(), Some(a), Some(b)),
+        },
+        _ => (String::new(), Some(a), Some(b)),
+    }
 }
 
 /// Run every planned call not in memory or the cache, in parallel; store new results.
@@ -1313,4 +1351,28 @@ fn run_drafts(opts: &RunOptions, hooks: Hooks, drafts: Drafts) -> Option<Run> {
     let output = output.filter(|_| sink.is_none());
     let work = memo.last;
     Some(Run { stats: results.stats, loaded, checked: Some(checked), output, diags, work })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_difference;
+    use serde_json::{json, Value};
+
+    #[test]
+    fn two_answers_first_differ_at_a_path_with_both_values() {
+        let at = |a: Value, b: Value| {
+            let (path, x, y) = first_difference(&a, &b);
+            (path, x.cloned(), y.cloned())
+        };
+        let long: Vec<u32> = (0..300).collect();
+        assert_eq!(
+            at(json!({"same": long, "rows": [{"g": 0}, {"g": 1, "h": 2}]}), json!({"same": long, "rows": [{"g": 0}, {"g": 1, "h": 3}]})),
+            ("rows[1].h".into(), Some(json!(2)), Some(json!(3)))
+        );
+        assert_eq!(at(json!([[1, 2], [3]]), json!([[1, 2], [4]])), ("[1][0]".into(), Some(json!(3)), Some(json!(4))));
+        assert_eq!(at(json!({"a": 1}), json!({"a": 1, "b": 2})), ("b".into(), None, Some(json!(2))));
+        assert_eq!(at(json!({"a": 1, "b": 2}), json!({"b": 2})), ("a".into(), Some(json!(1)), None));
+        assert_eq!(at(json!({"a": [1, 2]}), json!({"a": [1]})), ("a".into(), Some(json!([1, 2])), Some(json!([1]))));
+        assert_eq!(at(json!(1), json!("1")), (String::new(), Some(json!(1)), Some(json!("1"))));
+    }
 }

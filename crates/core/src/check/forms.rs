@@ -241,7 +241,7 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
         (Form::Number(n), Computed::Number(v, _)) => verdict(num_matches(n, v)),
         // A count is no share: "8400%" of 84 positions, or "a third" of one, is a slip.
         (Form::Percent(..) | Form::RatioWords(..), Computed::Number(v, None)) if v.is_integer() => Verdict::WrongShape(
-            "a percentage or a share in words needs a share (a Ratio); this path gives a count: state the count, or claim the share".into(),
+            "a percentage or a share in words needs a share (N of M, or a fraction); this path gives a count: state the count, or claim the share".into(),
         ),
         (Form::Percent(n, _), Computed::Number(v, _)) => verdict(percent_matches(n, v)),
         (Form::OfTotal(a, b, _), Computed::Number(_, Some((num, den)))) => {

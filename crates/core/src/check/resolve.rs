@@ -48,6 +48,23 @@ fn keys_of(v: &Value) -> String {
     }
 }
 
+/// What `k`, a key `m` lacks, was likely meant to be: a key that `k` begins with followed
+/// by `-` (identifiers may hold `-`, so `positions-1` is one key, not a subtraction), or
+/// the closest key by Damerau–Levenshtein distance (at most a third of its length, at
+/// least 1 and at most 3), as rustc's "did you mean". `None` for a number (the keys listed
+/// say more than the nearest digit) and when no key is that close.
+fn nearest_key(k: &str, m: &serde_json::Map<String, Value>) -> Option<String> {
+    if let Some(head) = m.keys().find(|key| k.strip_prefix(key.as_str()).is_some_and(|r| r.len() > 1 && r.starts_with('-'))) {
+        return Some(format!("`{head}` is there: a minus after a path needs a space before it (`{head} - …`)"));
+    }
+    if k.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let limit = (k.chars().count() / 3).clamp(1, 3);
+    let best = m.keys().map(|key| (strsim::damerau_levenshtein(key, k), key)).filter(|(d, _)| *d <= limit).min();
+    best.map(|(_, key)| format!("did you mean `{key}`?"))
+}
+
 /// The value at `path.steps` below `bound` (`with` as the first step addresses the
 /// parameters). Slices produce new lists, so the value is returned owned; the walk itself
 /// borrows, so only the value reached is copied (a path into a large result once copied
@@ -78,7 +95,13 @@ pub fn resolve(bound: &Bound, path: &Path) -> Result<Value, ResolveError> {
 fn step<'v>(here: &'v Value, s: &Step, at: usize) -> Result<Cow<'v, Value>, ResolveError> {
     let err = |message: String| ResolveError { step: at, message, hint: keys_of(here) };
     match (s, here) {
-        (Step::Key(k), Value::Object(m)) => m.get(k).map(Cow::Borrowed).ok_or_else(|| err(format!("no key `{k}`"))),
+        (Step::Key(k), Value::Object(m)) => m.get(k).map(Cow::Borrowed).ok_or_else(|| {
+            let e = err(format!("no key `{k}`"));
+            match nearest_key(k, m) {
+                Some(near) => ResolveError { hint: format!("{near} ({})", e.hint), ..e },
+                None => e,
+            }
+        }),
         (Step::Index(n), Value::Array(a)) => a.get(*n).map(Cow::Borrowed).ok_or_else(|| err(format!("index [{n}] is past the end"))),
         (Step::Slice(a, b), Value::Array(l)) => {
             if *b > l.len() {
@@ -123,6 +146,18 @@ mod tests {
         assert!(at("s.list[9]").is_err());
         assert!(at("s.list[2..9]").is_err());
         assert!(at("s.positions[0]").is_err());
+    }
+
+    #[test]
+    fn a_missing_key_names_the_nearest_and_a_minus_without_a_space() {
+        let hint = |p: &str| at(p).unwrap_err().hint;
+        assert!(hint("s.positons.2").starts_with("did you mean `positions`? (available keys: positions, list"), "{}", hint("s.positons.2"));
+        assert!(hint("s.lsit").starts_with("did you mean `list`?"), "{}", hint("s.lsit"));
+        assert!(hint("s.positions-1").starts_with("`positions` is there: a minus after a path needs a space"), "{}", hint("s.positions-1"));
+        // Nothing close, and a number: the keys alone.
+        for far in ["s.grundy", "s.positions.7"] {
+            assert!(hint(far).starts_with("available keys") || hint(far).starts_with("a list"), "{far}: {}", hint(far));
+        }
     }
 
     #[test]

@@ -26,86 +26,120 @@ const UNITS: [&str; 20] = [
 const TENS: [&str; 10] = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
 
 /// True for a single number word worth "three" or more: "three" … "nineteen", the tens,
-/// "hundred", "thousand", "million" (lower case).
+/// "dozen", "hundred", "thousand", "million", "billion" (lower case).
 pub fn is_word_from_three(w: &str) -> bool {
-    UNITS[3..].contains(&w) || TENS[2..].contains(&w) || matches!(w, "hundred" | "thousand" | "million")
+    UNITS[3..].contains(&w) || TENS[2..].contains(&w) || w == "dozen" || w == "hundred" || scale(w).is_some()
+}
+
+/// The value of a scale word above a hundred (the short scale: a billion is 10^9).
+fn scale(w: &str) -> Option<u64> {
+    match w {
+        "thousand" => Some(1_000),
+        "million" => Some(1_000_000),
+        "billion" => Some(1_000_000_000),
+        _ => None,
+    }
+}
+
+/// The words of a phrase, lower case: split at spaces (no-break ones too) and at single
+/// hyphens (the no-break hyphen U+2011 and U+2010 too). `None` when a hyphen has no word
+/// on one side ("fifty--five", "fifty-").
+fn tokens(text: &str) -> Option<Vec<String>> {
+    let lower = text.to_lowercase().replace(['\u{2010}', '\u{2011}'], "-");
+    let mut out = Vec::new();
+    for word in lower.split_whitespace() {
+        for part in word.split('-') {
+            if part.is_empty() {
+                return None;
+            }
+            out.push(part.to_string());
+        }
+    }
+    Some(out)
 }
 
 /// The value of a number word phrase, case-insensitive, hyphens or spaces between parts,
 /// "and" allowed after hundreds and after a scale word, "a" standing for one before
-/// "hundred", "thousand" or "million". Up to the millions (< 10^9). `None` when it is not
-/// such a phrase.
+/// "hundred", "thousand", "million" or "billion"; hundreds counted past ten ("eleven
+/// hundred", "twenty-five hundred"); "a dozen" and "N dozen" (N below ten). Up to the
+/// billions (< 10^12). `None` when it is not such a phrase.
 pub fn parse(text: &str) -> Option<u64> {
-    let lower = text.trim().to_lowercase();
-    let t: Vec<&str> = lower.split(|c: char| c == '-' || c.is_whitespace()).filter(|t| !t.is_empty()).collect();
-    if t.len() == 1 && t[0] == "zero" {
-        return Some(0);
+    let owned = tokens(text)?;
+    let t: Vec<&str> = owned.iter().map(String::as_str).collect();
+    match t.as_slice() {
+        ["zero"] => return Some(0),
+        ["a", "dozen"] => return Some(12),
+        [n, "dozen"] => return unit(n).filter(|&u| u < 10).map(|u| 12 * u),
+        _ => {}
     }
-    let unit = |w: &str| UNITS.iter().position(|u| *u == w).filter(|&u| u > 0).map(|u| u as u64);
-    let tens = |w: &str| TENS.iter().position(|u| !u.is_empty() && *u == w).map(|u| 10 * u as u64);
-    let scale = |w: Option<&&str>| matches!(w, Some(&"hundred") | Some(&"thousand") | Some(&"million"));
-    // One chunk below a thousand, starting at t[i]; returns (value, next index).
-    let chunk = |mut i: usize| -> Option<(u64, usize)> {
-        let mut v = 0;
-        let mut any = false;
-        let lead = if t.get(i) == Some(&"a") && scale(t.get(i + 1)) { Some(1) } else { t.get(i).and_then(|w| unit(w)).filter(|&u| u < 10) };
-        if let (Some(u), Some(&"hundred")) = (lead, t.get(i + 1)) {
-            v = u * 100;
-            i += 2;
-            any = true;
-            if t.get(i) == Some(&"and") {
-                i += 1;
-                if !t.get(i).is_some_and(|w| unit(w).is_some() || tens(w).is_some()) {
-                    return None;
-                }
-            }
-        } else if t.get(i) == Some(&"a") && scale(t.get(i + 1)) {
-            return Some((1, i + 1));
-        }
-        if let Some(tn) = t.get(i).and_then(|w| tens(w)) {
-            v += tn;
-            i += 1;
-            any = true;
-            if let Some(u) = t.get(i).and_then(|w| unit(w)).filter(|&u| u < 10) {
-                v += u;
-                i += 1;
-            }
-        } else if let Some(u) = t.get(i).and_then(|w| unit(w)) {
-            v += u;
-            i += 1;
-            any = true;
-        }
-        any.then_some((v, i))
-    };
     let mut total = 0u64;
     let mut i = 0;
     let mut last_scale = u64::MAX;
     loop {
-        let (c, next) = chunk(i)?;
+        let (c, next) = chunk(&t, i)?;
         i = next;
-        match t.get(i) {
-            None => return Some(total + c),
-            Some(&w @ ("thousand" | "million")) => {
-                let s = if w == "thousand" { 1_000 } else { 1_000_000 };
-                if s >= last_scale {
-                    return None;
-                }
-                last_scale = s;
-                total += c * s;
-                i += 1;
-                if i == t.len() {
-                    return Some(total);
-                }
-                if t[i] == "and" {
-                    i += 1;
-                    if i == t.len() {
-                        return None;
-                    }
-                }
+        let Some(w) = t.get(i) else { return Some(total + c) };
+        let s = scale(w)?;
+        if s >= last_scale || c >= 1000 {
+            return None;
+        }
+        last_scale = s;
+        total += c * s;
+        i += 1;
+        if i == t.len() {
+            return Some(total);
+        }
+        if t[i] == "and" {
+            i += 1;
+            if i == t.len() {
+                return None;
             }
-            Some(_) => return None,
         }
     }
+}
+
+/// A unit word's value, 1 ("one") to 19 ("nineteen").
+fn unit(w: &str) -> Option<u64> {
+    UNITS.iter().position(|u| *u == w).filter(|&u| u > 0).map(|u| u as u64)
+}
+
+/// A tens word's value, 20 ("twenty") to 90 ("ninety").
+fn tens(w: &str) -> Option<u64> {
+    TENS.iter().position(|u| !u.is_empty() && *u == w).map(|u| 10 * u as u64)
+}
+
+/// A number below a hundred written from `t[i]` ("seven", "twelve", "fifty", "fifty five"),
+/// and the index after it.
+fn below_hundred(t: &[&str], i: usize) -> Option<(u64, usize)> {
+    let w = t.get(i)?;
+    if let Some(tn) = tens(w) {
+        return Some(match t.get(i + 1).and_then(|w| unit(w)).filter(|&u| u < 10) {
+            Some(u) => (tn + u, i + 2),
+            None => (tn, i + 1),
+        });
+    }
+    unit(w).map(|u| (u, i + 1))
+}
+
+/// One group before a scale word (or the last), starting at `t[i]`: its value (below a
+/// thousand, or hundreds counted past ten, "eleven hundred and five") and the index after.
+fn chunk(t: &[&str], i: usize) -> Option<(u64, usize)> {
+    let a_scale = t.get(i) == Some(&"a") && t.get(i + 1).is_some_and(|w| *w == "hundred" || scale(w).is_some());
+    let (hundreds, i) = if a_scale {
+        if t[i + 1] != "hundred" {
+            return Some((1, i + 1));
+        }
+        (100, i + 2)
+    } else {
+        match below_hundred(t, i) {
+            // "ten hundred" and "twenty hundred" are not how anyone writes a thousand or two.
+            Some((n, j)) if t.get(j) == Some(&"hundred") && (n < 10 || n % 10 != 0) => (n * 100, j + 1),
+            Some(found) => return Some(found),
+            None => return None,
+        }
+    };
+    let (rest, j) = if t.get(i) == Some(&"and") { below_hundred(t, i + 1)? } else { below_hundred(t, i).unwrap_or((0, i)) };
+    Some((hundreds + rest, j))
 }
 
 fn below_thousand(n: u64, and: bool, out: &mut Vec<String>) {
@@ -129,28 +163,25 @@ fn below_thousand(n: u64, and: bool, out: &mut Vec<String>) {
 }
 
 /// `n` in words, British style ("six hundred and sixty") when `and`, hyphenated tens
-/// ("fifty-five"). `None` from a billion up.
+/// ("fifty-five"). `None` from a trillion (10^12) up.
 pub fn format(n: u64, and: bool) -> Option<String> {
-    if n >= 1_000_000_000 {
+    if n >= 1_000_000_000_000 {
         return None;
     }
     if n == 0 {
         return Some("zero".into());
     }
     let mut parts = Vec::new();
-    let m = n / 1_000_000;
-    let t = (n / 1000) % 1000;
+    for (s, word) in [(1_000_000_000, "billion"), (1_000_000, "million"), (1_000, "thousand")] {
+        let group = (n / s) % 1000;
+        if group > 0 {
+            below_thousand(group, and, &mut parts);
+            parts.push(word.into());
+        }
+    }
     let r = n % 1000;
-    if m > 0 {
-        below_thousand(m, and, &mut parts);
-        parts.push("million".into());
-    }
-    if t > 0 {
-        below_thousand(t, and, &mut parts);
-        parts.push("thousand".into());
-    }
     if r > 0 {
-        if (m > 0 || t > 0) && r < 100 && and {
+        if n >= 1000 && r < 100 && and {
             parts.push("and".into());
         }
         below_thousand(r, and, &mut parts);
@@ -229,10 +260,33 @@ mod tests {
             "zero thousand",
             "a",
             "a twenty",
+            "fifty--five",
+            "fifty-",
+            "-fifty",
+            "fifty - five",
+            "twenty hundred",
+            "eleven hundred thousand",
+            "ten dozen",
+            "dozen",
+            "a billion billion",
         ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
-        for n in [0u64, 7, 13, 20, 21, 99, 100, 101, 660, 1000, 1001, 4806, 37396, 1_000_000, 220_000_000, 999_999_999] {
+        for (w, n) in [
+            ("eleven hundred", 1100),
+            ("Twenty-five hundred", 2500),
+            ("nineteen hundred and five", 1905),
+            ("a dozen", 12),
+            ("two dozen", 24),
+            ("one billion", 1_000_000_000),
+            ("three billion and seven", 3_000_000_007),
+            ("fifty\u{2011}five", 55),
+            ("fifty\u{a0}thousand", 50_000),
+        ] {
+            assert_eq!(parse(w), Some(n), "{w}");
+        }
+        let samples = [0u64, 7, 13, 20, 21, 99, 100, 101, 660, 1000, 1001, 4806, 37396, 1_000_000, 220_000_000, 999_999_999];
+        for n in samples.into_iter().chain([1_000_000_001, 999_999_999_999]) {
             let w = format(n, true).unwrap();
             assert_eq!(parse(&w), Some(n), "{w}");
             let w = format(n, false).unwrap();
