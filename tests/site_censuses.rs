@@ -104,7 +104,7 @@ fn list_and_run_treat_a_site_census_like_a_built_in_one() {
     assert!(out.contains("period = 7"), "{out}");
     assert!(err.contains("subtraction.grundy: a site census (no cost estimate); ran in") && !err.contains("e0 steps"), "{err}");
     let (code, _, err) = countersign(&root, &["run", "subtraction.grundy", "--with", "{heaps: 0}"]);
-    assert_eq!(code, 1, "{err}");
+    assert_eq!(code, 2, "a parameter out of range on the command line is a usage error: {err}");
     assert!(err.contains("`heaps` is 0, below its minimum 1"), "{err}");
 }
 
