@@ -66,9 +66,8 @@ fn tokens(text: &str) -> Option<Vec<String>> {
 pub fn parse(text: &str) -> Option<u64> {
     let owned = tokens(text)?;
     let t: Vec<&str> = owned.iter().map(String::as_str).collect();
-    match t.as_slice() {
-        ["zero"] => return Some(0),
-        _ => {}
+    if t == ["zero"] {
+        return Some(0);
     }
     let mut total = 0u64;
     let mut i = 0;
