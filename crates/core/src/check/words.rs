@@ -61,8 +61,8 @@ fn tokens(text: &str) -> Option<Vec<String>> {
 /// The value of a number word phrase, case-insensitive, hyphens or spaces between parts,
 /// "and" allowed after hundreds and after a scale word, "a" standing for one before
 /// "hundred", "thousand", "million" or "billion"; hundreds counted past ten ("eleven
-/// hundred", "twenty-five hundred"). Up to the
-/// billions (< 10^12). `None` when it is not such a phrase.
+/// hundred", "twenty-five hundred"). Up to the billions (< 10^12). `None` when it is not
+/// such a phrase.
 pub fn parse(text: &str) -> Option<u64> {
     let owned = tokens(text)?;
     let t: Vec<&str> = owned.iter().map(String::as_str).collect();
