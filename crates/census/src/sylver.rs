@@ -21,6 +21,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::Zero;
 use serde::{Deserialize, Serialize};
 
 use crate::{share, Cancelled, Census, Ctx, ParamDoc, ParamError, Ratio};
@@ -500,8 +503,9 @@ struct Tally {
     by_genus: BTreeMap<u32, GenusRow>,
     lost: u64,
     paired: Paired,
-    /// Σ 1/legal over one-winner positions, as an exact fraction (u128, reduced).
-    guess: (u128, u128),
+    /// Σ 1/legal over one-winner positions, as an exact fraction (a big rational: the
+    /// denominators grow like lcm(1..=legal), so no fixed width is safe at every genus).
+    guess: BigRational,
     naming_f: NamingF,
     moves_total: u64,
     struck_total: u64,
@@ -550,7 +554,7 @@ impl Tally {
                 average_survivors: share(0, 0),
                 one_winning_move,
             },
-            guess: (0, 1),
+            guess: BigRational::zero(),
             naming_f: NamingF { wins: 0, only_winning_move: 0, loses: 0, f_less_multiplicity_wins: 0, either_wins: 0, neither: 0 },
             moves_total: 0,
             struck_total: 0,
@@ -644,7 +648,7 @@ impl Tally {
             let ow = &mut paired.one_winning_move;
             ow.positions += 1;
             ow.legal_moves += n_moves;
-            self.guess = add_fraction(self.guess, (1, u128::from(n_moves)));
+            self.guess += BigRational::new(BigInt::from(1u8), BigInt::from(n_moves));
         }
         self.add_naming_f(s, winners);
         for (r, hits) in self.rule_hits.iter_mut().enumerate() {
@@ -714,8 +718,10 @@ impl Tally {
         let ow = &mut paired.one_winning_move;
         ow.average_legal_moves = share(ow.legal_moves, ow.positions);
         ow.one_over_average = share(ow.positions, ow.legal_moves);
-        let (n, d) = add_fraction((0, 1), (self.guess.0, self.guess.1 * u128::from(ow.positions.max(1))));
-        ow.random_guess = share(u64::try_from(n).unwrap_or(u64::MAX), u64::try_from(d).unwrap_or(u64::MAX));
+        // The mean of 1/legal over the one-winner positions, reduced; a numerator or
+        // denominator beyond u64 is reported as u64::MAX.
+        let mean = &self.guess / BigInt::from(ow.positions.max(1));
+        ow.random_guess = share(u64::try_from(mean.numer()).unwrap_or(u64::MAX), u64::try_from(mean.denom()).unwrap_or(u64::MAX));
     }
 
     /// The naming rules' scores over the paired positions.
@@ -803,16 +809,6 @@ fn untried_moves(levels: &[Vec<Semigroup>], wins: &HashMap<Semigroup, bool>, ctx
         }
     }
     Ok((untried, untried_struck))
-}
-
-use countersign_games::count::gcd as gcd128;
-
-/// a/b + c/d, reduced. Denominators stay below lcm(1..=23) × positions, far inside u128.
-fn add_fraction((a, b): (u128, u128), (c, d): (u128, u128)) -> (u128, u128) {
-    let n = a * d + c * b;
-    let den = b * d;
-    let g = gcd128(n, den).max(1);
-    (n / g, den / g)
 }
 
 /// Parameters of `sylver.position`.
@@ -1022,6 +1018,33 @@ pub fn describe(s: Semigroup) -> PositionResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The random-guess share (the mean of 1/legal over the paired positions with one
+    /// winning move) against a plain f64 sum over the positions, solved by the plain solver.
+    #[test]
+    fn random_guess_is_the_plain_mean_of_one_over_legal_moves() {
+        for g in 1..=10 {
+            let r = run_census(g, &Ctx::new()).expect("not cancelled");
+            let mut solver = PlainSolver::new();
+            let (mut sum, mut count) = (0.0f64, 0u64);
+            for s in semigroups_by_genus(g).into_iter().skip(1).flatten() {
+                if !is_paired(s) {
+                    continue;
+                }
+                let moves = s.moves();
+                let winners = moves.iter().filter(|&&x| !solver.wins(s.join(x))).count();
+                if winners == 1 {
+                    sum += 1.0 / moves.len() as f64;
+                    count += 1;
+                }
+            }
+            let ow = &r.paired.one_winning_move;
+            assert_eq!(ow.positions, count, "genus {g}");
+            let mean = if count == 0 { 0.0 } else { sum / count as f64 };
+            let got = ow.random_guess.num as f64 / ow.random_guess.den as f64;
+            assert!((got - mean).abs() < 1e-12, "genus {g}: {}/{} is not {mean}", ow.random_guess.num, ow.random_guess.den);
+        }
+    }
 
     #[test]
     fn genus_eight_census_is_self_consistent() {
