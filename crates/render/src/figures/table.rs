@@ -204,7 +204,8 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
     } else {
         (header, body)
     };
-    Ok(Drawn::Html(table_html(&header, &body, with_keys || o.transpose)))
+    let text = std::iter::once(&header).chain(&body).flatten().map(String::as_str).collect::<Vec<_>>().join(" ");
+    Ok(Drawn::Html { html: table_html(&header, &body, with_keys || o.transpose), text })
 }
 
 /// The hint of the table's data errors.
@@ -341,7 +342,7 @@ mod tests {
 
     fn html(d: Drawn) -> String {
         match d {
-            Drawn::Html(h) => h,
+            Drawn::Html { html, .. } => html,
             Drawn::Svg(_) => panic!("a table is HTML"),
         }
     }
