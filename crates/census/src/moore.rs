@@ -464,57 +464,9 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
     let mut with_big_heap = 0u64;
     for (ki, &k) in ks.iter().enumerate() {
         let base = positions.saturating_mul(ki as u64);
-        let solved = solve(p.max_heaps, p.max_counters, Moves::moore(k), play, &mut |d, _| {
-            ctx.progress(base + d / 2, total_work);
-            !ctx.is_cancelled()
-        })
-        .ok_or(Cancelled)?;
-        let mut plain = p.plain.then(|| Plain::new(Moves::moore(k), play));
-        let mut column = RuleTally::new();
-        let mut patched = RuleTally::new();
-        let (mut lost, mut won) = (0u64, 0u64);
-        let mut ones_lost = Vec::new();
-        let mut plain_check = PlainCheck::new(p.plain);
-        for (rank, heaps) in solved.index().positions().enumerate() {
-            if rank % 4096 == 0 {
-                ctx.checkpoint()?;
-            }
-            if !counted(p.include_empty, &heaps) {
-                continue;
-            }
-            let truth = solved.lost_at(rank as u64);
-            if truth {
-                lost += 1;
-            } else {
-                won += 1;
-            }
-            if ki == 0 {
-                if is_all_ones(&heaps) {
-                    all_ones += 1;
-                } else if !heaps.is_empty() {
-                    with_big_heap += 1;
-                }
-            }
-            if truth && is_all_ones(&heaps) {
-                ones_lost.push(heaps.len() as u64);
-            }
-            column.add(&heaps, column_rule_lost(&heaps, k), truth, p.list);
-            patched.add(&heaps, patched_rule_lost(&heaps, k), truth, p.list);
-            plain_check.compare(plain.as_mut(), &heaps, truth);
-        }
-        ones_lost.sort_unstable();
-        by_k.insert(
-            k,
-            KOutcomes {
-                lost,
-                won,
-                column_rule: column.finish(positions),
-                patched_rule: patched.finish(positions),
-                all_ones_lost: ones_lost,
-                plain: plain_check,
-                sweep_marks: solved.marks(),
-            },
-        );
+        let counts = if ki == 0 { Some((&mut all_ones, &mut with_big_heap)) } else { None };
+        let outcomes = outcomes_for_k(p, k, play, base, positions, ctx, counts)?;
+        by_k.insert(k, outcomes);
         ctx.progress(base + positions, total_work);
     }
     let column_rule_wrong_by_k: BTreeMap<u32, u64> = by_k.iter().map(|(&k, o)| (k, o.column_rule.wrong)).collect();
@@ -535,6 +487,70 @@ fn run_outcomes(p: &OutcomesParams, ctx: &Ctx) -> Result<OutcomesResult, Cancell
         column_rule_wrong_total,
         patched_rule_wrong_total,
         solver_differences,
+    })
+}
+
+/// One `k` of `moore.outcomes`: every position solved and compared with the two rules
+/// (and the plain solver when asked). Progress runs from `base` over the census's
+/// `positions` (of `positions × ks` in all). With `counts`, the all-ones positions and
+/// those with a heap above 1 are counted into it (done for the first `k` only).
+fn outcomes_for_k(
+    p: &OutcomesParams,
+    k: u32,
+    play: Play,
+    base: u64,
+    positions: u64,
+    ctx: &Ctx,
+    mut counts: Option<(&mut u64, &mut u64)>,
+) -> Result<KOutcomes, Cancelled> {
+    let total_work = positions.saturating_mul(p.k.values().len() as u64).max(1);
+    let solved = solve(p.max_heaps, p.max_counters, Moves::moore(k), play, &mut |d, _| {
+        ctx.progress(base + d / 2, total_work);
+        !ctx.is_cancelled()
+    })
+    .ok_or(Cancelled)?;
+    let mut plain = p.plain.then(|| Plain::new(Moves::moore(k), play));
+    let mut column = RuleTally::new();
+    let mut patched = RuleTally::new();
+    let (mut lost, mut won) = (0u64, 0u64);
+    let mut ones_lost = Vec::new();
+    let mut plain_check = PlainCheck::new(p.plain);
+    for (rank, heaps) in solved.index().positions().enumerate() {
+        if rank % 4096 == 0 {
+            ctx.checkpoint()?;
+        }
+        if !counted(p.include_empty, &heaps) {
+            continue;
+        }
+        let truth = solved.lost_at(rank as u64);
+        if truth {
+            lost += 1;
+        } else {
+            won += 1;
+        }
+        if let Some((all_ones, with_big_heap)) = counts.as_mut() {
+            if is_all_ones(&heaps) {
+                **all_ones += 1;
+            } else if !heaps.is_empty() {
+                **with_big_heap += 1;
+            }
+        }
+        if truth && is_all_ones(&heaps) {
+            ones_lost.push(heaps.len() as u64);
+        }
+        column.add(&heaps, column_rule_lost(&heaps, k), truth, p.list);
+        patched.add(&heaps, patched_rule_lost(&heaps, k), truth, p.list);
+        plain_check.compare(plain.as_mut(), &heaps, truth);
+    }
+    ones_lost.sort_unstable();
+    Ok(KOutcomes {
+        lost,
+        won,
+        column_rule: column.finish(positions),
+        patched_rule: patched.finish(positions),
+        all_ones_lost: ones_lost,
+        plain: plain_check,
+        sweep_marks: solved.marks(),
     })
 }
 
@@ -695,78 +711,98 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
     for &k in &ks {
         for &c in &caps {
             let base = positions.saturating_mul(done_runs);
-            let moves = Moves::capped(k, c);
-            let solved = solve(p.max_heaps, p.max_counters, moves, play, &mut |d, _| {
-                ctx.progress(base + d / 2, total_work);
-                !ctx.is_cancelled()
-            })
-            .ok_or(Cancelled)?;
-            let mut plain = p.plain.then(|| Plain::new(moves, play));
-            let mut plain_check = PlainCheck::new(p.plain);
-            let (mut lost, mut bin_right, mut base_right) = (0u64, 0u64, 0u64);
-            // residues → (smallest lost, smallest won, positions), smallest by (len, lex).
-            type Best = Option<(usize, Vec<u32>)>;
-            let mut classes: BTreeMap<Vec<u32>, (Best, Best, u64)> = BTreeMap::new();
-            for (rank, heaps) in solved.index().positions().enumerate() {
-                if rank % 4096 == 0 {
-                    ctx.checkpoint()?;
-                }
-                if heaps.is_empty() {
-                    continue;
-                }
-                let truth = solved.lost_at(rank as u64);
-                lost += u64::from(truth);
-                bin_right += u64::from(capped_rule_lost(&heaps, k, c, Columns::Binary) == truth);
-                base_right += u64::from(capped_rule_lost(&heaps, k, c, Columns::BaseK1) == truth);
-                let mut res: Vec<u32> = heaps.iter().map(|&h| h % (c + 1)).collect();
-                res.sort_unstable();
-                let entry = classes.entry(res).or_insert((None, None, 0));
-                entry.2 += 1;
-                let slot = if truth { &mut entry.0 } else { &mut entry.1 };
-                let key = (heaps.len(), heaps.clone());
-                if slot.as_ref().is_none_or(|b| key < *b) {
-                    *slot = Some(key);
-                }
-                plain_check.compare(plain.as_mut(), &heaps, truth);
-            }
-            let mut mixed = 0u64;
-            let mut in_mixed = 0u64;
-            let mut witness: Option<Witness> = None;
-            let mut witness_key: Option<(usize, Vec<u32>)> = None;
-            for (res, (l, w, count)) in &classes {
-                if let (Some(l), Some(w)) = (l, w) {
-                    mixed += 1;
-                    in_mixed += count;
-                    let key = (res.len(), res.clone());
-                    if witness_key.as_ref().is_none_or(|b| key < *b) {
-                        witness_key = Some(key);
-                        witness = Some(Witness { residues: res.clone(), lost: l.1.clone(), won: w.1.clone() });
-                    }
-                }
-            }
-            by_k.entry(k).or_default().insert(
-                c,
-                CapOutcome {
-                    lost,
-                    won: positions - lost,
-                    always_won_share: share(positions - lost, positions),
-                    binary_rule_right: bin_right,
-                    binary_rule_wrong: positions - bin_right,
-                    binary_rule_share: share(bin_right, positions),
-                    base_rule_right: base_right,
-                    base_rule_wrong: positions - base_right,
-                    base_rule_share: share(base_right, positions),
-                    classes: classes.len() as u64,
-                    mixed_classes: mixed,
-                    positions_in_mixed: in_mixed,
-                    witness,
-                    plain: plain_check,
-                },
-            );
+            let outcome = capped_run(p, k, c, play, (base, total_work), positions, ctx)?;
+            by_k.entry(k).or_default().insert(c, outcome);
             done_runs += 1;
             ctx.progress(positions.saturating_mul(done_runs), total_work);
         }
     }
+    Ok(capped_summary(positions, by_k))
+}
+
+/// Smallest position of a residue class by (number of heaps, heaps).
+type Best = Option<(usize, Vec<u32>)>;
+
+/// One (k, cap) run of `moore.capped`: every non-empty position solved and compared with
+/// the two column rules, and the positions classed by their heaps' residues mod cap + 1.
+/// Progress is reported from `work.0` of `work.1`.
+fn capped_run(p: &CappedParams, k: u32, c: u32, play: Play, work: (u64, u64), positions: u64, ctx: &Ctx) -> Result<CapOutcome, Cancelled> {
+    let (base, total_work) = work;
+    let moves = Moves::capped(k, c);
+    let solved = solve(p.max_heaps, p.max_counters, moves, play, &mut |d, _| {
+        ctx.progress(base + d / 2, total_work);
+        !ctx.is_cancelled()
+    })
+    .ok_or(Cancelled)?;
+    let mut plain = p.plain.then(|| Plain::new(moves, play));
+    let mut plain_check = PlainCheck::new(p.plain);
+    let (mut lost, mut bin_right, mut base_right) = (0u64, 0u64, 0u64);
+    // residues → (smallest lost, smallest won, positions), smallest by (len, lex).
+    let mut classes: BTreeMap<Vec<u32>, (Best, Best, u64)> = BTreeMap::new();
+    for (rank, heaps) in solved.index().positions().enumerate() {
+        if rank % 4096 == 0 {
+            ctx.checkpoint()?;
+        }
+        if heaps.is_empty() {
+            continue;
+        }
+        let truth = solved.lost_at(rank as u64);
+        lost += u64::from(truth);
+        bin_right += u64::from(capped_rule_lost(&heaps, k, c, Columns::Binary) == truth);
+        base_right += u64::from(capped_rule_lost(&heaps, k, c, Columns::BaseK1) == truth);
+        let mut res: Vec<u32> = heaps.iter().map(|&h| h % (c + 1)).collect();
+        res.sort_unstable();
+        let entry = classes.entry(res).or_insert((None, None, 0));
+        entry.2 += 1;
+        let slot = if truth { &mut entry.0 } else { &mut entry.1 };
+        let key = (heaps.len(), heaps.clone());
+        if slot.as_ref().is_none_or(|b| key < *b) {
+            *slot = Some(key);
+        }
+        plain_check.compare(plain.as_mut(), &heaps, truth);
+    }
+    let (mixed, in_mixed, witness) = mixed_classes(&classes);
+    Ok(CapOutcome {
+        lost,
+        won: positions - lost,
+        always_won_share: share(positions - lost, positions),
+        binary_rule_right: bin_right,
+        binary_rule_wrong: positions - bin_right,
+        binary_rule_share: share(bin_right, positions),
+        base_rule_right: base_right,
+        base_rule_wrong: positions - base_right,
+        base_rule_share: share(base_right, positions),
+        classes: classes.len() as u64,
+        mixed_classes: mixed,
+        positions_in_mixed: in_mixed,
+        witness,
+        plain: plain_check,
+    })
+}
+
+/// The residue classes holding both a lost and a won position: how many, the positions
+/// in them, and the smallest such class (by length, then residues) with its witnesses.
+fn mixed_classes(classes: &BTreeMap<Vec<u32>, (Best, Best, u64)>) -> (u64, u64, Option<Witness>) {
+    let mut mixed = 0u64;
+    let mut in_mixed = 0u64;
+    let mut witness: Option<Witness> = None;
+    let mut witness_key: Option<(usize, Vec<u32>)> = None;
+    for (res, (l, w, count)) in classes {
+        if let (Some(l), Some(w)) = (l, w) {
+            mixed += 1;
+            in_mixed += count;
+            let key = (res.len(), res.clone());
+            if witness_key.as_ref().is_none_or(|b| key < *b) {
+                witness_key = Some(key);
+                witness = Some(Witness { residues: res.clone(), lost: l.1.clone(), won: w.1.clone() });
+            }
+        }
+    }
+    (mixed, in_mixed, witness)
+}
+
+/// `moore.capped`'s result from its runs, `by_k[k][cap]`, over `positions` positions.
+fn capped_summary(positions: u64, by_k: BTreeMap<u32, BTreeMap<u32, CapOutcome>>) -> CappedResult {
     let mut binary_rule_exact = Vec::new();
     let mut residues_undecided = Vec::new();
     let mut rows = Vec::new();
@@ -797,7 +833,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
     let runs = rows.len() as u64;
     let binary_rule_inexact = runs - binary_rule_exact.len() as u64;
     let undecided = residues_undecided.len() as u64;
-    Ok(CappedResult {
+    CappedResult {
         positions,
         by_k,
         binary_rule_exact,
@@ -808,7 +844,7 @@ fn run_capped(p: &CappedParams, ctx: &Ctx) -> Result<CappedResult, Cancelled> {
         binary_rule_below_guess,
         solver_differences,
         rows,
-    })
+    }
 }
 
 #[cfg(test)]

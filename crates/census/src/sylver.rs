@@ -21,6 +21,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::Zero;
 use serde::{Deserialize, Serialize};
 
 use crate::{share, Cancelled, Census, Ctx, ParamDoc, ParamError, Ratio};
@@ -423,8 +426,64 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
     let max_genus = max_genus.clamp(1, CENSUS_MAX_GENUS);
     let levels = semigroups_by_genus(max_genus);
     let total: u64 = levels.iter().skip(1).map(|l| l.len() as u64).sum();
+    let wins = solve_outcomes(&levels, total, ctx)?;
 
-    // Outcomes, genus by genus (every move lowers the genus): the census's own table.
+    let mut tally = Tally::new();
+    for (g, level) in levels.iter().enumerate().skip(1) {
+        ctx.checkpoint()?;
+        ctx.progress(g as u64, u64::from(max_genus) * 2);
+        let g = g as u32;
+        let mut row =
+            GenusRow { positions: level.len() as u64, lost: 0, paired: 0, moves: 0, struck: 0, winning: 0, struck_share: share(0, 0) };
+        for (i, &s) in level.iter().enumerate() {
+            if i % 4096 == 4095 {
+                ctx.checkpoint()?;
+            }
+            tally.add_position(g, s, &wins, &mut row);
+        }
+        tally.end_genus(g, row);
+    }
+    tally.finish_paired();
+    let rules = tally.rules();
+    let solvers = compare_solvers(&levels, &wins, max_genus, ctx)?;
+    let t = tally;
+    Ok(SylverCensusResult {
+        positions: total,
+        lost: t.lost,
+        paired: t.paired,
+        naming_f: t.naming_f,
+        move_test: MoveTest {
+            moves: t.moves_total,
+            struck: t.struck_total,
+            struck_share: share(t.struck_total, t.moves_total),
+            average_legal_moves: share(t.moves_total, total),
+            winning: t.winning_total,
+            struck_winning: t.struck_winning,
+            all_struck_positions: t.all_struck.len() as u64,
+            all_struck: t.all_struck,
+            reaching_only_gap_one: t.reaching_one,
+            struck_share_by_genus: t.struck_share_by_genus,
+            lower_half: Split { moves: t.lower, struck: t.lower_struck, share: share(t.lower_struck, t.lower) },
+            upper_half: Split { moves: t.upper, struck: t.upper_struck, share: share(t.upper_struck, t.upper) },
+        },
+        rules,
+        parity: Parity {
+            odd_positions: t.odd_positions,
+            odd_lost: t.odd_lost,
+            even_positions: t.even_positions,
+            even_lost: t.even_lost,
+            first_even_genus_lost: t.first_even_genus_lost,
+            paired: t.parity_paired,
+            all: t.parity_all,
+        },
+        solvers,
+        by_genus: t.by_genus,
+    })
+}
+
+/// Outcomes of every position of genus 1..=max, genus by genus (every move lowers the
+/// genus): `true` when the player to move wins. The census's own table.
+fn solve_outcomes(levels: &[Vec<Semigroup>], total: u64, ctx: &Ctx) -> Result<HashMap<Semigroup, bool>, Cancelled> {
     let mut wins: HashMap<Semigroup, bool> = HashMap::with_capacity(total as usize + 1);
     for level in levels.iter().skip(1) {
         ctx.checkpoint()?;
@@ -436,204 +495,267 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             wins.insert(s, w);
         }
     }
+    Ok(wins)
+}
 
-    let mut by_genus = BTreeMap::new();
-    let mut lost = 0u64;
-    let mut paired = Paired {
-        positions: 0,
-        symmetric: 0,
-        pseudo_symmetric: 0,
-        lost: 0,
-        legal_moves: 0,
-        average_legal_moves: share(0, 0),
-        winning_moves: 0,
-        survivors: 0,
-        average_survivors: share(0, 0),
-        one_winning_move: OneWinner {
+/// The census's counters while the positions are visited genus by genus.
+struct Tally {
+    by_genus: BTreeMap<u32, GenusRow>,
+    lost: u64,
+    paired: Paired,
+    /// Σ 1/legal over one-winner positions, as an exact fraction (a big rational: the
+    /// denominators grow like lcm(1..=legal), so no fixed width is safe at every genus).
+    guess: BigRational,
+    naming_f: NamingF,
+    moves_total: u64,
+    struck_total: u64,
+    winning_total: u64,
+    struck_winning: u64,
+    all_struck: Vec<Vec<u32>>,
+    reaching_one: u64,
+    lower: u64,
+    lower_struck: u64,
+    upper: u64,
+    upper_struck: u64,
+    struck_share_by_genus: BTreeMap<u32, Ratio>,
+    rule_hits: [u64; 8],
+    rule_applicable: [u64; 8],
+    rule_candidates: [u64; 8],
+    parity_paired: ParitySplit,
+    parity_all: ParitySplit,
+    odd_positions: u64,
+    odd_lost: u64,
+    even_positions: u64,
+    even_lost: u64,
+    first_even_genus_lost: u32,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        let one_winning_move = OneWinner {
             positions: 0,
             legal_moves: 0,
             average_legal_moves: share(0, 0),
             random_guess: share(0, 0),
             one_over_average: share(0, 0),
-        },
-    };
-    // Σ 1/legal over one-winner positions, as an exact fraction (u128, reduced).
-    let mut guess = (0u128, 1u128);
-    let mut naming_f = NamingF { wins: 0, only_winning_move: 0, loses: 0, f_less_multiplicity_wins: 0, either_wins: 0, neither: 0 };
-    let mut moves_total = 0u64;
-    let mut struck_total = 0u64;
-    let mut winning_total = 0u64;
-    let mut struck_winning = 0u64;
-    let mut all_struck = Vec::new();
-    let mut reaching_one = 0u64;
-    let (mut lower, mut lower_struck, mut upper, mut upper_struck) = (0u64, 0u64, 0u64, 0u64);
-    let mut struck_share_by_genus = BTreeMap::new();
-    let mut rule_hits = [0u64; 8];
-    let mut rule_applicable = [0u64; 8];
-    let mut rule_candidates = [0u64; 8];
-    let mut parity_paired = ParitySplit::new();
-    let mut parity_all = ParitySplit::new();
-    let (mut odd_positions, mut odd_lost, mut even_positions, mut even_lost) = (0, 0, 0, 0);
-    let mut first_even_genus_lost = 0u32;
+        };
+        Tally {
+            by_genus: BTreeMap::new(),
+            lost: 0,
+            paired: Paired {
+                positions: 0,
+                symmetric: 0,
+                pseudo_symmetric: 0,
+                lost: 0,
+                legal_moves: 0,
+                average_legal_moves: share(0, 0),
+                winning_moves: 0,
+                survivors: 0,
+                average_survivors: share(0, 0),
+                one_winning_move,
+            },
+            guess: BigRational::zero(),
+            naming_f: NamingF { wins: 0, only_winning_move: 0, loses: 0, f_less_multiplicity_wins: 0, either_wins: 0, neither: 0 },
+            moves_total: 0,
+            struck_total: 0,
+            winning_total: 0,
+            struck_winning: 0,
+            all_struck: Vec::new(),
+            reaching_one: 0,
+            lower: 0,
+            lower_struck: 0,
+            upper: 0,
+            upper_struck: 0,
+            struck_share_by_genus: BTreeMap::new(),
+            rule_hits: [0; 8],
+            rule_applicable: [0; 8],
+            rule_candidates: [0; 8],
+            parity_paired: ParitySplit::new(),
+            parity_all: ParitySplit::new(),
+            odd_positions: 0,
+            odd_lost: 0,
+            even_positions: 0,
+            even_lost: 0,
+            first_even_genus_lost: 0,
+        }
+    }
 
-    for (g, level) in levels.iter().enumerate().skip(1) {
-        ctx.checkpoint()?;
-        ctx.progress(g as u64, u64::from(max_genus) * 2);
-        let g = g as u32;
-        let mut row =
-            GenusRow { positions: level.len() as u64, lost: 0, paired: 0, moves: 0, struck: 0, winning: 0, struck_share: share(0, 0) };
-        for (i, &s) in level.iter().enumerate() {
-            if i % 4096 == 4095 {
-                ctx.checkpoint()?;
+    /// Counts one position `s` of genus `g` into `row` and the census totals.
+    fn add_position(&mut self, g: u32, s: Semigroup, wins: &HashMap<Semigroup, bool>, row: &mut GenusRow) {
+        let won = wins[&s];
+        if !won {
+            row.lost += 1;
+        }
+        let moves = s.moves();
+        let mut winners = Vec::new();
+        let mut n_struck = 0u64;
+        for &x in &moves {
+            let t = s.join(x);
+            let struck = is_paired(t);
+            let winning = !wins[&t];
+            if struck {
+                n_struck += 1;
             }
-            let won = wins[&s];
-            if !won {
-                row.lost += 1;
+            if 2 * x < s.frobenius().unwrap_or(0) {
+                self.lower += 1;
+                self.lower_struck += u64::from(struck);
+            } else {
+                self.upper += 1;
+                self.upper_struck += u64::from(struck);
             }
-            let moves = s.moves();
-            let mut winners = Vec::new();
-            let mut n_struck = 0u64;
-            for &x in &moves {
-                let t = s.join(x);
-                let struck = is_paired(t);
-                let winning = !wins[&t];
+            if winning {
+                winners.push(x);
+                self.parity_all.add(g, t.genus());
                 if struck {
-                    n_struck += 1;
-                }
-                if 2 * x < s.frobenius().unwrap_or(0) {
-                    lower += 1;
-                    lower_struck += u64::from(struck);
-                } else {
-                    upper += 1;
-                    upper_struck += u64::from(struck);
-                }
-                if winning {
-                    winners.push(x);
-                    parity_all.add(g, t.genus());
-                    if struck {
-                        struck_winning += 1;
-                    }
-                }
-                if t == Semigroup::ONLY_GAP_ONE {
-                    reaching_one += 1;
+                    self.struck_winning += 1;
                 }
             }
-            row.moves += moves.len() as u64;
-            row.struck += n_struck;
-            row.winning += winners.len() as u64;
-            if !moves.is_empty() && n_struck == moves.len() as u64 {
-                all_struck.push(s.gaps());
-            }
-            if is_paired(s) {
-                row.paired += 1;
-                paired.positions += 1;
-                if s.is_symmetric() {
-                    paired.symmetric += 1;
-                } else {
-                    paired.pseudo_symmetric += 1;
-                }
-                if !won {
-                    paired.lost += 1;
-                }
-                paired.legal_moves += moves.len() as u64;
-                paired.winning_moves += winners.len() as u64;
-                paired.survivors += moves.len() as u64 - n_struck;
-                for &x in &winners {
-                    parity_paired.add(g, s.join(x).genus());
-                }
-                if winners.len() == 1 {
-                    let ow = &mut paired.one_winning_move;
-                    ow.positions += 1;
-                    ow.legal_moves += moves.len() as u64;
-                    guess = add_fraction(guess, (1, moves.len() as u128));
-                }
-                let f = s.frobenius().unwrap_or(0);
-                let f_wins = winners.contains(&f);
-                let fm_wins = f.checked_sub(s.multiplicity()).is_some_and(|y| winners.contains(&y));
-                if f_wins {
-                    naming_f.wins += 1;
-                    if winners.len() == 1 {
-                        naming_f.only_winning_move += 1;
-                    }
-                } else {
-                    naming_f.loses += 1;
-                }
-                if fm_wins {
-                    naming_f.f_less_multiplicity_wins += 1;
-                }
-                if f_wins || fm_wins {
-                    naming_f.either_wins += 1;
-                } else {
-                    naming_f.neither += 1;
-                }
-                for (r, hits) in rule_hits.iter_mut().enumerate() {
-                    let c = candidates(r, s);
-                    if !c.is_empty() {
-                        rule_applicable[r] += 1;
-                    }
-                    rule_candidates[r] += c.len() as u64;
-                    if c.iter().any(|x| winners.contains(x)) {
-                        *hits += 1;
-                    }
-                }
+            if t == Semigroup::ONLY_GAP_ONE {
+                self.reaching_one += 1;
             }
         }
-        if g % 2 == 1 {
-            odd_positions += row.positions;
-            odd_lost += row.lost;
+        row.moves += moves.len() as u64;
+        row.struck += n_struck;
+        row.winning += winners.len() as u64;
+        if !moves.is_empty() && n_struck == moves.len() as u64 {
+            self.all_struck.push(s.gaps());
+        }
+        if is_paired(s) {
+            row.paired += 1;
+            self.add_paired(g, s, won, moves.len() as u64, &winners, n_struck);
+        }
+    }
+
+    /// Counts one paired position: its moves, winning moves and the naming rules.
+    fn add_paired(&mut self, g: u32, s: Semigroup, won: bool, n_moves: u64, winners: &[u32], n_struck: u64) {
+        let paired = &mut self.paired;
+        paired.positions += 1;
+        if s.is_symmetric() {
+            paired.symmetric += 1;
         } else {
-            even_positions += row.positions;
-            even_lost += row.lost;
-            if row.lost > 0 && first_even_genus_lost == 0 {
-                first_even_genus_lost = g;
+            paired.pseudo_symmetric += 1;
+        }
+        if !won {
+            paired.lost += 1;
+        }
+        paired.legal_moves += n_moves;
+        paired.winning_moves += winners.len() as u64;
+        paired.survivors += n_moves - n_struck;
+        for &x in winners {
+            self.parity_paired.add(g, s.join(x).genus());
+        }
+        if winners.len() == 1 {
+            let ow = &mut paired.one_winning_move;
+            ow.positions += 1;
+            ow.legal_moves += n_moves;
+            self.guess += BigRational::new(BigInt::from(1u8), BigInt::from(n_moves));
+        }
+        self.add_naming_f(s, winners);
+        for (r, hits) in self.rule_hits.iter_mut().enumerate() {
+            let c = candidates(r, s);
+            if !c.is_empty() {
+                self.rule_applicable[r] += 1;
+            }
+            self.rule_candidates[r] += c.len() as u64;
+            if c.iter().any(|x| winners.contains(x)) {
+                *hits += 1;
+            }
+        }
+    }
+
+    /// Counts whether naming F, or F − m, wins at a paired position.
+    fn add_naming_f(&mut self, s: Semigroup, winners: &[u32]) {
+        let naming_f = &mut self.naming_f;
+        let f = s.frobenius().unwrap_or(0);
+        let f_wins = winners.contains(&f);
+        let fm_wins = f.checked_sub(s.multiplicity()).is_some_and(|y| winners.contains(&y));
+        if f_wins {
+            naming_f.wins += 1;
+            if winners.len() == 1 {
+                naming_f.only_winning_move += 1;
+            }
+        } else {
+            naming_f.loses += 1;
+        }
+        if fm_wins {
+            naming_f.f_less_multiplicity_wins += 1;
+        }
+        if f_wins || fm_wins {
+            naming_f.either_wins += 1;
+        } else {
+            naming_f.neither += 1;
+        }
+    }
+
+    /// Adds the finished row of genus `g` to the totals.
+    fn end_genus(&mut self, g: u32, mut row: GenusRow) {
+        if g % 2 == 1 {
+            self.odd_positions += row.positions;
+            self.odd_lost += row.lost;
+        } else {
+            self.even_positions += row.positions;
+            self.even_lost += row.lost;
+            if row.lost > 0 && self.first_even_genus_lost == 0 {
+                self.first_even_genus_lost = g;
             }
         }
         row.struck_share = share(row.struck, row.moves);
         if row.moves > 0 {
-            struck_share_by_genus.insert(g, share(row.struck, row.moves));
+            self.struck_share_by_genus.insert(g, share(row.struck, row.moves));
         }
-        lost += row.lost;
-        moves_total += row.moves;
-        struck_total += row.struck;
-        winning_total += row.winning;
-        by_genus.insert(g, row);
+        self.lost += row.lost;
+        self.moves_total += row.moves;
+        self.struck_total += row.struck;
+        self.winning_total += row.winning;
+        self.by_genus.insert(g, row);
     }
 
-    paired.average_legal_moves = share(paired.legal_moves, paired.positions);
-    paired.average_survivors = share(paired.survivors, paired.positions);
-    {
+    /// The paired positions' averages, once every position is counted.
+    fn finish_paired(&mut self) {
+        let paired = &mut self.paired;
+        paired.average_legal_moves = share(paired.legal_moves, paired.positions);
+        paired.average_survivors = share(paired.survivors, paired.positions);
         let ow = &mut paired.one_winning_move;
         ow.average_legal_moves = share(ow.legal_moves, ow.positions);
         ow.one_over_average = share(ow.positions, ow.legal_moves);
-        let (n, d) = add_fraction((0, 1), (guess.0, guess.1 * u128::from(ow.positions.max(1))));
-        ow.random_guess = share(u64::try_from(n).unwrap_or(u64::MAX), u64::try_from(d).unwrap_or(u64::MAX));
+        // The mean of 1/legal over the one-winner positions, reduced; a numerator or
+        // denominator beyond u64 is reported as u64::MAX.
+        let mean = &self.guess / BigInt::from(ow.positions.max(1));
+        ow.random_guess = share(u64::try_from(mean.numer()).unwrap_or(u64::MAX), u64::try_from(mean.denom()).unwrap_or(u64::MAX));
     }
 
-    let score = |r: usize| RuleScore {
-        rule: RULES[r].0,
-        single: RULES[r].1,
-        applicable: rule_applicable[r],
-        hits: rule_hits[r],
-        hit_share: share(rule_hits[r], paired.positions),
-        candidates: rule_candidates[r],
-        average_candidates: share(rule_candidates[r], paired.positions),
-    };
-    let best_single = (0..8).filter(|&r| RULES[r].1).map(|r| rule_hits[r]).max().unwrap_or(0);
-    let rules = Rules {
-        count: RULES.len() as u64,
-        positions: paired.positions,
-        largest_gap: score(0),
-        largest_gap_less_multiplicity: score(1),
-        second_largest_gap: score(2),
-        half_largest_gap: score(3),
-        smallest_gap_above_one: score(4),
-        two: score(5),
-        pseudo_frobenius: score(6),
-        largest_gap_less_generator: score(7),
-        best_single_hit_share: share(best_single, paired.positions),
-    };
+    /// The naming rules' scores over the paired positions.
+    fn rules(&self) -> Rules {
+        let positions = self.paired.positions;
+        let score = |r: usize| RuleScore {
+            rule: RULES[r].0,
+            single: RULES[r].1,
+            applicable: self.rule_applicable[r],
+            hits: self.rule_hits[r],
+            hit_share: share(self.rule_hits[r], positions),
+            candidates: self.rule_candidates[r],
+            average_candidates: share(self.rule_candidates[r], positions),
+        };
+        let best_single = (0..8).filter(|&r| RULES[r].1).map(|r| self.rule_hits[r]).max().unwrap_or(0);
+        Rules {
+            count: RULES.len() as u64,
+            positions,
+            largest_gap: score(0),
+            largest_gap_less_multiplicity: score(1),
+            second_largest_gap: score(2),
+            half_largest_gap: score(3),
+            smallest_gap_above_one: score(4),
+            two: score(5),
+            pseudo_frobenius: score(6),
+            largest_gap_less_generator: score(7),
+            best_single_hit_share: share(best_single, positions),
+        }
+    }
+}
 
-    // The two solvers, each over every position in tree order, compared position by position.
+/// The two solvers, each over every position in tree order, compared position by position
+/// with the census's table `wins`; and the moves the plain solver never tries.
+fn compare_solvers(levels: &[Vec<Semigroup>], wins: &HashMap<Semigroup, bool>, max_genus: u32, ctx: &Ctx) -> Result<Solvers, Cancelled> {
     let mut plain = PlainSolver::new();
     let mut pruned = PrunedSolver::new();
     let (mut agree, mut disagree) = (0u64, 0u64);
@@ -653,7 +775,24 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             }
         }
     }
-    // Moves the plain solver never tries: those after the first winning move.
+    let (untried, untried_struck) = untried_moves(levels, wins, ctx)?;
+    Ok(Solvers {
+        agree,
+        disagree,
+        plain_descents: plain.descents(),
+        pruned_descents: pruned.descents(),
+        pruned_tests: pruned.tests(),
+        pruned_skipped: pruned.skipped(),
+        saving: share(plain.descents().saturating_sub(pruned.descents()), plain.descents()),
+        untried_moves: untried,
+        untried_struck,
+        untried_struck_share: share(untried_struck, untried),
+    })
+}
+
+/// Moves the plain solver never tries (those after the first winning move), and of them
+/// the struck ones.
+fn untried_moves(levels: &[Vec<Semigroup>], wins: &HashMap<Semigroup, bool>, ctx: &Ctx) -> Result<(u64, u64), Cancelled> {
     let (mut untried, mut untried_struck) = (0u64, 0u64);
     for (i, &s) in levels.iter().skip(1).flatten().enumerate() {
         if i % 4096 == 4095 {
@@ -669,61 +808,7 @@ fn run_census(max_genus: u32, ctx: &Ctx) -> Result<SylverCensusResult, Cancelled
             }
         }
     }
-    let solvers = Solvers {
-        agree,
-        disagree,
-        plain_descents: plain.descents(),
-        pruned_descents: pruned.descents(),
-        pruned_tests: pruned.tests(),
-        pruned_skipped: pruned.skipped(),
-        saving: share(plain.descents().saturating_sub(pruned.descents()), plain.descents()),
-        untried_moves: untried,
-        untried_struck,
-        untried_struck_share: share(untried_struck, untried),
-    };
-
-    Ok(SylverCensusResult {
-        positions: total,
-        lost,
-        paired,
-        naming_f,
-        move_test: MoveTest {
-            moves: moves_total,
-            struck: struck_total,
-            struck_share: share(struck_total, moves_total),
-            average_legal_moves: share(moves_total, total),
-            winning: winning_total,
-            struck_winning,
-            all_struck_positions: all_struck.len() as u64,
-            all_struck,
-            reaching_only_gap_one: reaching_one,
-            struck_share_by_genus,
-            lower_half: Split { moves: lower, struck: lower_struck, share: share(lower_struck, lower) },
-            upper_half: Split { moves: upper, struck: upper_struck, share: share(upper_struck, upper) },
-        },
-        rules,
-        parity: Parity {
-            odd_positions,
-            odd_lost,
-            even_positions,
-            even_lost,
-            first_even_genus_lost,
-            paired: parity_paired,
-            all: parity_all,
-        },
-        solvers,
-        by_genus,
-    })
-}
-
-use countersign_games::count::gcd as gcd128;
-
-/// a/b + c/d, reduced. Denominators stay below lcm(1..=23) × positions, far inside u128.
-fn add_fraction((a, b): (u128, u128), (c, d): (u128, u128)) -> (u128, u128) {
-    let n = a * d + c * b;
-    let den = b * d;
-    let g = gcd128(n, den).max(1);
-    (n / g, den / g)
+    Ok((untried, untried_struck))
 }
 
 /// Parameters of `sylver.position`.
@@ -933,6 +1018,33 @@ pub fn describe(s: Semigroup) -> PositionResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The random-guess share (the mean of 1/legal over the paired positions with one
+    /// winning move) against a plain f64 sum over the positions, solved by the plain solver.
+    #[test]
+    fn random_guess_is_the_plain_mean_of_one_over_legal_moves() {
+        for g in 1..=10 {
+            let r = run_census(g, &Ctx::new()).expect("not cancelled");
+            let mut solver = PlainSolver::new();
+            let (mut sum, mut count) = (0.0f64, 0u64);
+            for s in semigroups_by_genus(g).into_iter().skip(1).flatten() {
+                if !is_paired(s) {
+                    continue;
+                }
+                let moves = s.moves();
+                let winners = moves.iter().filter(|&&x| !solver.wins(s.join(x))).count();
+                if winners == 1 {
+                    sum += 1.0 / moves.len() as f64;
+                    count += 1;
+                }
+            }
+            let ow = &r.paired.one_winning_move;
+            assert_eq!(ow.positions, count, "genus {g}");
+            let mean = if count == 0 { 0.0 } else { sum / count as f64 };
+            let got = ow.random_guess.num as f64 / ow.random_guess.den as f64;
+            assert!((got - mean).abs() < 1e-12, "genus {g}: {}/{} is not {mean}", ow.random_guess.num, ow.random_guess.den);
+        }
+    }
 
     #[test]
     fn genus_eight_census_is_self_consistent() {

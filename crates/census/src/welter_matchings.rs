@@ -290,9 +290,33 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
         ctx.checkpoint()?;
         let values = welter::values_by_recursion(n, s);
         let value_of: HashMap<u64, u64> = values.iter().map(|&(p, v)| (p.0, v)).collect();
-        let mut row = CoinRow {
+        let mut tally = CoinTally::new(n, s, values.len() as u64);
+        for &(p, v) in &values {
+            ctx.checkpoint()?;
+            done += 1;
+            ctx.progress(done, total);
+            tally.add(n, p, v, &value_of, &mut result.trie_depth);
+        }
+        tally.fold_into(n, &mut result);
+    }
+    Ok(result)
+}
+
+/// One coin count's counters while its positions are visited.
+struct CoinTally {
+    row: CoinRow,
+    rule_rows: Vec<RuleRow>,
+    four: FourCoins,
+    uniq: Uniqueness,
+    replies: Replies,
+}
+
+impl CoinTally {
+    /// Empty counters for `n` coins on `s` squares, `positions` positions.
+    fn new(n: u32, s: u32, positions: u64) -> CoinTally {
+        let row = CoinRow {
             squares: s,
-            positions: values.len() as u64,
+            positions,
             matchings: matching_count(n),
             lost: 0,
             lost_without_mated_pair: 0,
@@ -303,179 +327,200 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
             low_bit_rule_is_trie_matching: 0,
             ties_checked_by_brute_force: 0,
         };
-        let mut rule_rows: Vec<RuleRow> = Rule::ALL
-            .iter()
-            .map(|_| RuleRow {
+        let rule_row = || RuleRow {
+            positions: 0,
+            right: Range { min: 0, max: 0 },
+            right_exact: None,
+            tied: 0,
+            tie_decides: 0,
+            share_min: Ratio::new(0, 1),
+            share_max: Ratio::new(0, 1),
+        };
+        CoinTally {
+            row,
+            rule_rows: Rule::ALL.iter().map(|_| rule_row()).collect(),
+            four: FourCoins {
                 positions: 0,
-                right: Range { min: 0, max: 0 },
-                right_exact: None,
-                tied: 0,
-                tie_decides: 0,
-                share_min: Ratio::new(0, 1),
-                share_max: Ratio::new(0, 1),
-            })
-            .collect();
-        let mut four = FourCoins {
-            positions: 0,
-            exactly_two_part_alike: 0,
-            all_three_part_alike: 0,
-            odd_one_reads_closed_form: 0,
-            odd_one_is_low_bits: 0,
-            odd_one_pairs_closest_coins: 0,
-        };
-        let mut uniq = Uniqueness {
-            positions: 0,
-            matchings: matching_count(n),
-            only_low_bits: 0,
-            others_too: 0,
-            unique_share: Ratio::new(0, 1),
-            reading_matchings: 0,
-        };
-        let mut replies = Replies {
-            lost_positions: 0,
-            moves: 0,
-            moves_with_winning_reply: 0,
-            answered_by_partner: 0,
-            moved_coin_unpaired: 0,
-            partner_share: Ratio::new(0, 1),
-        };
+                exactly_two_part_alike: 0,
+                all_three_part_alike: 0,
+                odd_one_reads_closed_form: 0,
+                odd_one_is_low_bits: 0,
+                odd_one_pairs_closest_coins: 0,
+            },
+            uniq: Uniqueness {
+                positions: 0,
+                matchings: matching_count(n),
+                only_low_bits: 0,
+                others_too: 0,
+                unique_share: Ratio::new(0, 1),
+                reading_matchings: 0,
+            },
+            replies: Replies {
+                lost_positions: 0,
+                moves: 0,
+                moves_with_winning_reply: 0,
+                answered_by_partner: 0,
+                moved_coin_unpaired: 0,
+                partner_share: Ratio::new(0, 1),
+            },
+        }
+    }
 
-        for &(p, v) in &values {
-            ctx.checkpoint()?;
-            done += 1;
-            ctx.progress(done, total);
-            if v == 0 {
-                row.lost += 1;
-                if !welter::has_mated_pair(p) {
-                    row.lost_without_mated_pair += 1;
-                }
+    /// Counts position `p` of `n` coins, of value `v`; `value_of` holds every value of `n`
+    /// coins, `trie_depth` the deepest trie so far.
+    fn add(&mut self, n: u32, p: Position, v: u64, value_of: &HashMap<u64, u64>, trie_depth: &mut u32) {
+        let row = &mut self.row;
+        if v == 0 {
+            row.lost += 1;
+            if !welter::has_mated_pair(p) {
+                row.lost_without_mated_pair += 1;
             }
-            if closed_form(p) == v {
-                row.closed_form_agrees += 1;
-            }
-            let (nodes, low) = trie(p);
-            if let Some(deepest) = nodes.iter().map(|nd| nd.bit + 1).max() {
-                result.trie_depth = result.trie_depth.max(deepest);
-            }
-            let masks = nodes.iter().filter(|nd| nd.is_odd()).fold(0u64, |acc, nd| acc ^ nd.mask());
-            if nim_sum(p) ^ masks == v {
-                row.trie_nodes_agree += 1;
-            }
-            if low.reading() == v {
-                row.trie_matching_reads_value += 1;
-            }
-            let all = all_matchings(p);
-            let reading: Vec<bool> = all.iter().map(|m| m.reading() == v).collect();
-            if reading.iter().any(|&r| r) {
-                row.some_matching_reads_value += 1;
-            }
+        }
+        if closed_form(p) == v {
+            row.closed_form_agrees += 1;
+        }
+        let (nodes, low) = trie(p);
+        if let Some(deepest) = nodes.iter().map(|nd| nd.bit + 1).max() {
+            *trie_depth = (*trie_depth).max(deepest);
+        }
+        let masks = nodes.iter().filter(|nd| nd.is_odd()).fold(0u64, |acc, nd| acc ^ nd.mask());
+        if nim_sum(p) ^ masks == v {
+            row.trie_nodes_agree += 1;
+        }
+        if low.reading() == v {
+            row.trie_matching_reads_value += 1;
+        }
+        let all = all_matchings(p);
+        let reading: Vec<bool> = all.iter().map(|m| m.reading() == v).collect();
+        if reading.iter().any(|&r| r) {
+            row.some_matching_reads_value += 1;
+        }
+        self.add_rules(p, v, &low);
+        if n == 4 {
+            self.add_four_coins(p, &all, &low);
+        }
+        if n >= 2 {
+            self.add_uniqueness(&all, &reading, &low);
+        }
+        if n >= 2 && v == 0 {
+            self.add_replies(p, &low, value_of);
+        }
+    }
 
-            // rules, with ties branched and checked by brute force
-            let mut brute_ok = true;
-            for (i, &rule) in Rule::ALL.iter().enumerate() {
-                let outcomes = greedy_outcomes(p, rule);
-                if outcomes != greedy_outcomes_brute_force(p, rule) {
-                    brute_ok = false;
-                }
-                if rule == Rule::LowBits && outcomes.len() == 1 && outcomes[0] == low {
-                    row.low_bit_rule_is_trie_matching += 1;
-                }
-                let rights = outcomes.iter().filter(|m| m.reading() == v).count();
-                let r = &mut rule_rows[i];
-                r.positions += 1;
-                if rights == outcomes.len() {
-                    r.right.min += 1;
-                }
-                if rights > 0 {
-                    r.right.max += 1;
-                }
-                if outcomes.len() > 1 {
-                    r.tied += 1;
-                }
-                if rights > 0 && rights < outcomes.len() {
-                    r.tie_decides += 1;
-                }
+    /// The greedy rules at `p`, with ties branched and checked by brute force.
+    fn add_rules(&mut self, p: Position, v: u64, low: &Matching) {
+        let mut brute_ok = true;
+        for (i, &rule) in Rule::ALL.iter().enumerate() {
+            let outcomes = greedy_outcomes(p, rule);
+            if outcomes != greedy_outcomes_brute_force(p, rule) {
+                brute_ok = false;
             }
-            if brute_ok {
-                row.ties_checked_by_brute_force += 1;
+            if rule == Rule::LowBits && outcomes.len() == 1 && outcomes[0] == *low {
+                self.row.low_bit_rule_is_trie_matching += 1;
             }
+            let rights = outcomes.iter().filter(|m| m.reading() == v).count();
+            let r = &mut self.rule_rows[i];
+            r.positions += 1;
+            if rights == outcomes.len() {
+                r.right.min += 1;
+            }
+            if rights > 0 {
+                r.right.max += 1;
+            }
+            if outcomes.len() > 1 {
+                r.tied += 1;
+            }
+            if rights > 0 && rights < outcomes.len() {
+                r.tie_decides += 1;
+            }
+        }
+        if brute_ok {
+            self.row.ties_checked_by_brute_force += 1;
+        }
+    }
 
-            // four coins
-            if n == 4 {
-                four.positions += 1;
-                let bits: Vec<Vec<u32>> = all.iter().map(Matching::parting_bits).collect();
-                if bits[0] == bits[1] && bits[1] == bits[2] {
-                    four.all_three_part_alike += 1;
-                }
-                let odd: Vec<usize> = (0..3).filter(|&i| bits[(i + 1) % 3] == bits[(i + 2) % 3] && bits[i] != bits[(i + 1) % 3]).collect();
-                if odd.len() == 1 {
-                    four.exactly_two_part_alike += 1;
-                    let m = &all[odd[0]];
-                    if m.reading() == closed_form(p) {
-                        four.odd_one_reads_closed_form += 1;
-                    }
-                    if *m == low {
-                        four.odd_one_is_low_bits += 1;
-                    }
-                    let sq = p.squares();
-                    let mut best = (0u32, (0u32, 0u32));
-                    for a in 0..4 {
-                        for b in a + 1..4 {
-                            let pb = parting_bit(sq[a], sq[b]);
-                            if pb > best.0 {
-                                best = (pb, (sq[a], sq[b]));
-                            }
-                        }
-                    }
-                    if m.contains_pair(best.1 .0, best.1 .1) {
-                        four.odd_one_pairs_closest_coins += 1;
-                    }
+    /// Four coins: how the three matchings part, and what the odd one out reads.
+    fn add_four_coins(&mut self, p: Position, all: &[Matching], low: &Matching) {
+        let four = &mut self.four;
+        four.positions += 1;
+        let bits: Vec<Vec<u32>> = all.iter().map(Matching::parting_bits).collect();
+        if bits[0] == bits[1] && bits[1] == bits[2] {
+            four.all_three_part_alike += 1;
+        }
+        let odd: Vec<usize> = (0..3).filter(|&i| bits[(i + 1) % 3] == bits[(i + 2) % 3] && bits[i] != bits[(i + 1) % 3]).collect();
+        if odd.len() != 1 {
+            return;
+        }
+        four.exactly_two_part_alike += 1;
+        let m = &all[odd[0]];
+        if m.reading() == closed_form(p) {
+            four.odd_one_reads_closed_form += 1;
+        }
+        if m == low {
+            four.odd_one_is_low_bits += 1;
+        }
+        let sq = p.squares();
+        let mut best = (0u32, (0u32, 0u32));
+        for a in 0..4 {
+            for b in a + 1..4 {
+                let pb = parting_bit(sq[a], sq[b]);
+                if pb > best.0 {
+                    best = (pb, (sq[a], sq[b]));
                 }
             }
+        }
+        if m.contains_pair(best.1 .0, best.1 .1) {
+            four.odd_one_pairs_closest_coins += 1;
+        }
+    }
 
-            // uniqueness
-            if n >= 2 {
-                uniq.positions += 1;
-                let count = reading.iter().filter(|&&r| r).count() as u64;
-                uniq.reading_matchings += count;
-                let low_reads = all.iter().zip(&reading).any(|(m, &r)| r && *m == low);
-                if low_reads && count == 1 {
-                    uniq.only_low_bits += 1;
-                } else if low_reads {
-                    uniq.others_too += 1;
+    /// Whether the low-bits matching is the only one reading the value.
+    fn add_uniqueness(&mut self, all: &[Matching], reading: &[bool], low: &Matching) {
+        let uniq = &mut self.uniq;
+        uniq.positions += 1;
+        let count = reading.iter().filter(|&&r| r).count() as u64;
+        uniq.reading_matchings += count;
+        let low_reads = all.iter().zip(reading).any(|(m, &r)| r && m == low);
+        if low_reads && count == 1 {
+            uniq.only_low_bits += 1;
+        } else if low_reads {
+            uniq.others_too += 1;
+        }
+    }
+
+    /// At a lost position `p`: every move, and whether moving the moved coin's partner
+    /// answers it.
+    fn add_replies(&mut self, p: Position, low: &Matching, value_of: &HashMap<u64, u64>) {
+        let replies = &mut self.replies;
+        replies.lost_positions += 1;
+        for s_from in p.squares() {
+            let partner = low.partner(s_from);
+            for t in 0..s_from {
+                if p.0 & (1u64 << t) != 0 {
+                    continue;
                 }
-            }
-
-            // replies
-            if n >= 2 && v == 0 {
-                replies.lost_positions += 1;
-                for s_from in p.squares() {
-                    let partner = low.partner(s_from);
-                    for t in 0..s_from {
-                        if p.0 & (1u64 << t) != 0 {
-                            continue;
-                        }
-                        let after = Position(p.0 & !(1u64 << s_from) | (1u64 << t));
-                        replies.moves += 1;
-                        if after.options().iter().any(|o| value_of.get(&o.0) == Some(&0)) {
-                            replies.moves_with_winning_reply += 1;
-                        }
-                        match partner {
-                            None => replies.moved_coin_unpaired += 1,
-                            Some(q) => {
-                                let answered = (0..q).any(|u| {
-                                    after.0 & (1u64 << u) == 0 && value_of.get(&(after.0 & !(1u64 << q) | (1u64 << u))) == Some(&0)
-                                });
-                                if answered {
-                                    replies.answered_by_partner += 1;
-                                }
-                            }
+                let after = Position(p.0 & !(1u64 << s_from) | (1u64 << t));
+                replies.moves += 1;
+                if after.options().iter().any(|o| value_of.get(&o.0) == Some(&0)) {
+                    replies.moves_with_winning_reply += 1;
+                }
+                match partner {
+                    None => replies.moved_coin_unpaired += 1,
+                    Some(q) => {
+                        let answered =
+                            (0..q).any(|u| after.0 & (1u64 << u) == 0 && value_of.get(&(after.0 & !(1u64 << q) | (1u64 << u))) == Some(&0));
+                        if answered {
+                            replies.answered_by_partner += 1;
                         }
                     }
                 }
             }
         }
+    }
 
+    /// Adds the finished counters of `n` coins to `result`.
+    fn fold_into(self, n: u32, result: &mut MatchingsResult) {
+        let CoinTally { row, rule_rows, four, mut uniq, mut replies } = self;
         for (i, &rule) in Rule::ALL.iter().enumerate() {
             let mut r = rule_rows[i].clone();
             r.right_exact = (r.right.min == r.right.max).then_some(r.right.min);
@@ -498,7 +543,6 @@ fn run_matchings(params: &MatchingsParams, ctx: &Ctx) -> Result<MatchingsResult,
         result.ties_checked_by_brute_force += row.ties_checked_by_brute_force;
         result.by_coins.insert(n, row);
     }
-    Ok(result)
 }
 
 // ---------------------------------------------------------------------------------------

@@ -435,19 +435,7 @@ impl Group {
                         }
                     }
                 }
-                let z = z.unwrap_or_else(|| {
-                    // Outside the proven bounds: never reached; a plain walk, kept for safety.
-                    let lower = &block[off * h..off * h + a];
-                    let mut z = st.ptr;
-                    loop {
-                        z = next_zero(row, z);
-                        if lower.iter().any(|&v| at(v) == z) || (b != 0 && z == a ^ b) {
-                            z += 1;
-                        } else {
-                            break z;
-                        }
-                    }
-                });
+                let z = z.unwrap_or_else(|| plain_walk(row, &block[off * h..off * h + a], st.ptr, a, b));
                 block[off * h + a] = (z as isize - b as isize) as i8;
                 row[z / 64] |= 1u64 << (z % 64);
                 st.ptr = next_zero(row, st.ptr);
@@ -458,6 +446,23 @@ impl Group {
                     outside = true;
                 }
             }
+        }
+    }
+}
+
+/// P(a, b) by a plain walk from `from`: the least value ≥ `from` missing from the row set
+/// `row`, from the column's entries below a (`lower`, each as P(a′, b) − b) and, unless
+/// b = 0, from a ⊕ b. Used only outside the proven bounds (never reached; kept for safety).
+#[cold]
+fn plain_walk(row: &[u64], lower: &[i8], from: usize, a: usize, b: usize) -> usize {
+    let at = |d: i8| b.wrapping_add_signed(d as isize);
+    let mut z = from;
+    loop {
+        z = next_zero(row, z);
+        if lower.iter().any(|&v| at(v) == z) || (b != 0 && z == a ^ b) {
+            z += 1;
+        } else {
+            break z;
         }
     }
 }

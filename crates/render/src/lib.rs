@@ -297,10 +297,10 @@ impl Serialize for SummaryItems<'_> {
 }
 
 /// Figures drawn without a problem, by (essay file, figure number): the key of their
-/// inputs, their HTML and their file.
-type FigureMemo = HashMap<(String, usize), (Key, String, Option<(String, Bytes)>)>;
+/// inputs, the figure (HTML and search text) and its file.
+type FigureMemo = HashMap<(String, usize), (Key, markdown::Figure, Option<(String, Bytes)>)>;
 
-/// Draw the figures of an essay: their HTML in order, their files into `files`. A figure
+/// Draw the figures of an essay: their HTML and search text in order, their files into `files`. A figure
 /// in `memo` with the key of its inputs (everything of its block but its place in the
 /// essay, its number, the call its path reads) is taken from there; one drawn without a
 /// problem is stored there, and counted in `made`.
@@ -310,7 +310,7 @@ fn draw_figures(
     diags: &mut Vec<Diagnostic>,
     memo: &mut FigureMemo,
     made: &mut usize,
-) -> Vec<String> {
+) -> Vec<markdown::Figure> {
     let essay = input.essay;
     let mut html = Vec::new();
     for (i, f) in essay.figures.iter().enumerate() {
@@ -319,7 +319,7 @@ fn draw_figures(
         // An unknown kind or an id no block binds was reported by `pipeline::validate`; a
         // block with the id that failed has its own diagnostic.
         let (Some(draw), Some(b)) = (figures::lookup(&f.plot), input.bound.get(&f.from.id)) else {
-            html.push(String::new());
+            html.push(markdown::Figure::default());
             continue;
         };
         let key = figure_key(input, f, number, b);
@@ -344,7 +344,7 @@ fn draw_figures(
                     )
                     .with_hint(e.hint),
                 );
-                html.push(String::new());
+                html.push(markdown::Figure::default());
                 continue;
             }
         };
@@ -359,21 +359,23 @@ fn draw_figures(
                     alt = escape(&f.alt)
                 );
                 files.push(file.clone());
-                html.push(h.clone());
-                memo.insert(place, (key, h, Some(file)));
+                let figure = markdown::Figure { html: h, text: String::new() };
+                html.push(figure.clone());
+                memo.insert(place, (key, figure, Some(file)));
             }
-            Ok(Drawn::Html(table)) => {
+            Ok(Drawn::Html { html: table, text }) => {
                 let h = format!(
                     "<figure id=\"fig-{id}\" class=\"figure table\" aria-label=\"{alt}\" tabindex=\"0\">{table}{caption}</figure>\n",
                     id = escape(&f.id),
                     alt = escape(&f.alt)
                 );
-                html.push(h.clone());
-                memo.insert(place, (key, h, None));
+                let figure = markdown::Figure { html: h, text };
+                html.push(figure.clone());
+                memo.insert(place, (key, figure, None));
             }
             Err(e) => {
                 diags.push(figure_error(essay, f, &e));
-                html.push(String::new());
+                html.push(markdown::Figure::default());
             }
         }
     }
@@ -951,7 +953,7 @@ fn render_page(p: &PageIn, results: &mut HashMap<String, (Key, Bytes)>) -> PageO
             None
         }
     };
-    let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.html);
+    let record = search::record(&essay.slug, &essay.front.title, essay.front.summary.as_deref(), &resolved.text);
     let record = Bytes::from(serde_json::to_vec(&record).unwrap_or_default());
     let feed = feed::FeedEssay {
         slug: essay.slug.clone(),

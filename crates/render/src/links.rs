@@ -12,7 +12,7 @@ use countersign_core::content::Essay;
 use countersign_core::diag::{Code, Diagnostic};
 
 use super::bib::Bibliography;
-use super::markdown::{escape, heading_id, Body, Heading, RefKind};
+use super::markdown::{escape, heading_id, Body, Heading, Mark, RefKind};
 
 /// An essay a link may point to, borrowed from the essay and its body (a render makes
 /// the list every time: copying every essay's headings into it cost more than the links).
@@ -79,6 +79,9 @@ pub struct Context<'a> {
 pub struct Resolved {
     /// The HTML.
     pub html: String,
+    /// The body's plain text ([`Body::text`]) with each reference's text in its place: the
+    /// essay's text for the search index.
+    pub text: String,
     /// Broken links, unknown keys, figures or equations.
     pub diags: Vec<Diagnostic>,
     /// Planned essays linked to (as written in the config), first use first.
@@ -118,8 +121,8 @@ pub fn reads(body: &Body, essays: &Targets) -> String {
 /// `figures` are the essay's figure ids in order (Figure 1 first).
 pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) -> Resolved {
     let mut r = Resolved::default();
-    // The HTML for each reference: (opening or whole, closing).
-    let mut parts: Vec<(String, String)> = Vec::with_capacity(body.refs.len());
+    // The HTML for each reference (opening or whole, closing), and its plain text.
+    let mut parts: Vec<Part> = Vec::with_capacity(body.refs.len());
     for rf in &body.refs {
         let err = |code: Code, msg: String, hint: String| {
             Diagnostic::error(code, &essay.file, rf.span.clone(), msg).with_label("here").with_hint(hint)
@@ -128,20 +131,28 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
             RefKind::Essay { target, heading, own_text } => {
                 essay_link(essay, body, ctx, (target, heading.as_deref(), *own_text), &err, &mut r)
             }
-            RefKind::Cite { keys, year_only } => (citation(ctx, keys, *year_only, &err, &mut r), String::new()),
+            RefKind::Cite { keys, year_only } => {
+                let (html, text) = citation(ctx, keys, *year_only, &err, &mut r);
+                Part::whole(html, text)
+            }
             RefKind::Figure(id) => match figures.iter().position(|f| f == id) {
-                Some(i) => (format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), String::new()),
+                Some(i) => {
+                    Part::whole(format!("<a class=\"xref\" href=\"#fig-{}\">Figure {}</a>", escape(id), i + 1), format!("Figure {}", i + 1))
+                }
                 None => {
                     r.diags.push(err(
                         Code::UnknownFigure,
                         format!("no figure `{id}` in this essay"),
                         format!("figures: {}", figures.join(", ")),
                     ));
-                    (format!("Figure {}", escape(id)), String::new())
+                    Part::whole(format!("Figure {}", escape(id)), format!("Figure {id}"))
                 }
             },
             RefKind::Equation(name) => match body.equations.iter().find(|e| e.label.as_deref() == Some(name.as_str())) {
-                Some(e) => (format!("<a class=\"xref\" href=\"#{}\">equation ({})</a>", escape(&e.id), e.number), String::new()),
+                Some(e) => Part::whole(
+                    format!("<a class=\"xref\" href=\"#{}\">equation ({})</a>", escape(&e.id), e.number),
+                    format!("equation ({})", e.number),
+                ),
                 None => {
                     let names: Vec<&str> = body.equations.iter().filter_map(|e| e.label.as_deref()).collect();
                     r.diags.push(err(
@@ -149,29 +160,47 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
                         format!("no equation labelled `{name}` in this essay"),
                         format!("label a display equation with \\label{{eq:{name}}}; labels: {}", names.join(", ")),
                     ));
-                    (format!("equation {}", escape(name)), String::new())
+                    Part::whole(format!("equation {}", escape(name)), format!("equation {name}"))
                 }
             },
         };
         parts.push(html);
     }
-    r.html = splice(body, &parts);
+    r.html = splice(&body.html, &body.marks, |m| {
+        parts.get(m.reference).map_or("", |p| if m.closing { p.close.as_str() } else { p.open.as_str() })
+    });
+    r.text = splice(&body.text, &body.text_marks, |m| parts.get(m.reference).filter(|_| !m.closing).map_or("", |p| p.text.as_str()));
     r
 }
 
-/// `body`'s HTML with each mark replaced by its reference's part (opening or closing).
-fn splice(body: &Body, parts: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(body.html.len());
+/// What a reference puts in the page: its HTML (the opening, or the whole, and the
+/// closing around the author's text) and its plain text for the search index (empty when
+/// the author wrote the link's text).
+struct Part {
+    open: String,
+    close: String,
+    text: String,
+}
+
+impl Part {
+    /// A reference that is all generated: HTML and its text.
+    fn whole(html: String, text: String) -> Self {
+        Part { open: html, close: String::new(), text }
+    }
+}
+
+/// `body` with each mark replaced by what `part` gives for it (a reference's opening,
+/// closing or text). Marks are in order of their offset.
+fn splice<'p>(body: &str, marks: &[Mark], part: impl Fn(&Mark) -> &'p str) -> String {
+    let mut out = String::with_capacity(body.len());
     let mut last = 0;
-    for m in &body.marks {
-        let at = m.at.clamp(last, body.html.len());
-        out.push_str(&body.html[last..at]);
-        if let Some((open, close)) = parts.get(m.reference) {
-            out.push_str(if m.closing { close } else { open });
-        }
+    for m in marks {
+        let at = m.at.clamp(last, body.len());
+        out.push_str(&body[last..at]);
+        out.push_str(part(m));
         last = at;
     }
-    out.push_str(&body.html[last..]);
+    out.push_str(&body[last..]);
     out
 }
 
@@ -191,17 +220,10 @@ fn some_titles(targets: &Targets) -> String {
 /// A diagnostic at the reference being resolved: (message, hint) → diagnostic.
 type ErrAt<'e> = dyn Fn(Code, String, String) -> Diagnostic + 'e;
 
-/// The HTML of a link to an essay (`link`: target, heading, own text): opening and
-/// closing around the author's text, or the whole link. A missing essay is an error unless
+/// The link to an essay (`link`: target, heading, own text): opening and closing around
+/// the author's text, or the whole link and its text. A missing essay is an error unless
 /// it is planned; a missing heading is an error.
-fn essay_link(
-    essay: &Essay,
-    body: &Body,
-    ctx: &Context,
-    link: (&str, Option<&str>, bool),
-    err: &ErrAt,
-    r: &mut Resolved,
-) -> (String, String) {
+fn essay_link(essay: &Essay, body: &Body, ctx: &Context, link: (&str, Option<&str>, bool), err: &ErrAt, r: &mut Resolved) -> Part {
     let (target, heading, own_text) = link;
     let found = if target.is_empty() { None } else { ctx.essays.find(target) };
     if !target.is_empty() && found.is_none() {
@@ -210,9 +232,9 @@ fn essay_link(
                 r.planned.push(p.clone());
             }
             return if own_text {
-                ("<span class=\"planned\">".to_string(), "</span>".to_string())
+                Part { open: "<span class=\"planned\">".to_string(), close: "</span>".to_string(), text: String::new() }
             } else {
-                (format!("<span class=\"planned\">{}</span>", escape(target)), String::new())
+                Part::whole(format!("<span class=\"planned\">{}</span>", escape(target)), target.to_string())
             };
         }
         r.diags.push(err(
@@ -220,19 +242,19 @@ fn essay_link(
             format!("link to an essay that does not exist: `{target}`"),
             format!("essays: {}; or list it under `planned:` in countersign.yaml", some_titles(ctx.essays)),
         ));
-        return (escape(target), String::new());
+        return Part::whole(escape(target), target.to_string());
     }
     let (mut href, headings, title) = match found {
         Some(t) => (format!("../{}/", t.slug), t.headings, t.title),
         None => (String::new(), body.headings.as_slice(), essay.front.title.as_str()),
     };
-    let mut shown = escape(title);
+    let mut shown = title.to_string();
     if let Some(h) = heading {
         match find_heading(headings, h) {
             Some(x) => {
                 href.push('#');
                 href.push_str(&x.id);
-                shown = if target.is_empty() { escape(&x.text) } else { format!("{shown}, § {}", escape(&x.text)) };
+                shown = if target.is_empty() { x.text.clone() } else { format!("{shown}, § {}", x.text) };
             }
             None => {
                 let ids: Vec<&str> = headings.iter().map(|x| x.id.as_str()).collect();
@@ -246,16 +268,17 @@ fn essay_link(
     }
     let open = format!("<a class=\"essay-link\" href=\"{}\">", escape(&href));
     if own_text {
-        (open, "</a>".to_string())
+        Part { open, close: "</a>".to_string(), text: String::new() }
     } else {
-        (format!("{open}{shown}</a>"), String::new())
+        Part::whole(format!("{open}{}</a>", escape(&shown)), shown)
     }
 }
 
-/// The HTML of a citation of `keys` (each with its locator, shown as written); an unknown
-/// key is an error.
-fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, err: &ErrAt, r: &mut Resolved) -> String {
+/// The HTML of a citation of `keys` (each with its locator, shown as written), and its
+/// plain text; an unknown key is an error.
+fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, err: &ErrAt, r: &mut Resolved) -> (String, String) {
     let mut items = Vec::new();
+    let mut texts = Vec::new();
     for (key, loc) in keys {
         let Some(e) = ctx.bib.entries.get(key) else {
             let known: Vec<&str> = ctx.bib.entries.keys().map(String::as_str).collect();
@@ -269,6 +292,7 @@ fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, e
                 },
             ));
             items.push(escape(key));
+            texts.push(key.clone());
             continue;
         };
         if !r.cited.contains(key) {
@@ -280,8 +304,9 @@ fn citation(ctx: &Context, keys: &[(String, Option<String>)], year_only: bool, e
             text.push_str(l);
         }
         items.push(format!("<a class=\"cite\" href=\"#ref-{}\">{}</a>", escape(key), escape(&text)));
+        texts.push(text);
     }
-    format!("({})", items.join("; "))
+    (format!("({})", items.join("; ")), format!("({})", texts.join("; ")))
 }
 
 #[cfg(test)]
@@ -376,5 +401,50 @@ mod tests {
         assert_eq!(r.diags.len(), 1, "{:?}", r.diags);
         assert_eq!(r.diags[0].code, countersign_core::diag::Code::UnknownCitation, "{:?}", r.diags);
         assert!(r.diags[0].message.contains("`nobody`"));
+    }
+
+    /// The search text after [`resolve`], whitespace made single spaces.
+    fn words(r: &Resolved) -> String {
+        r.text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn search_text_holds_the_prose_and_the_references_text_but_no_markup() {
+        let (bib, _) = crate::bib::parse("welter1954:\n  type: article\n  title: Games\n  author: Welter, C. P.\n  date: 1954\n");
+        let (e, b) = body(
+            "## Heads\n\nWelter's *game*<b>raw</b> $x^2$ is [[Nim where no two heaps match]], [[no-two-heaps|its rule]] [-@welter1954].\n\
+             See [@fig:grid] and [@eq:main].[^n]\n\n- one\n- two\n\n```\nlet a = 1;\n```\n\n$$y \\label{eq:main}$$\n\n[^n]: A note.\n",
+        );
+        let t = targets();
+        let r = resolve(&e, &b, &["grid".to_string()], &Context { essays: &t, planned: &[], bib: &bib });
+        assert!(r.diags.is_empty(), "{:?}", r.diags);
+        assert_eq!(
+            words(&r),
+            "Heads Welter’s game raw is Nim where no two heaps match, its rule (1954). See Figure 1 and equation (1). one two let a = 1; A note."
+        );
+    }
+
+    #[test]
+    fn search_text_keeps_words_apart_at_block_edges_and_together_across_inline_markup() {
+        let (e, b) = body("# A\nB\n\nc*d*e **f**g\n\n> q\n\n| h | i |\n|---|---|\n| j | k |\n");
+        let bib = Bibliography::default();
+        let t = targets();
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
+        assert_eq!(words(&r), "A B cde fg q h i j k");
+    }
+
+    #[test]
+    fn a_claims_certificate_is_not_search_text_but_its_shown_text_is() {
+        let (e, _) = body("Half: {{ g.a = 255 }} of them.\n");
+        let math = Math::new(&Default::default()).expect("math");
+        let html = vec!["<span class=\"claimed\"><a>255</a><span class=\"certificate\">census x.y path g.a</span></span>".to_string()];
+        let text = vec!["255".to_string()];
+        let (b, d) = crate::markdown::render(&e, &html, &text, &[], &math);
+        assert!(d.is_empty(), "{d:?}");
+        let bib = Bibliography::default();
+        let t = targets();
+        let r = resolve(&e, &b, &[], &Context { essays: &t, planned: &[], bib: &bib });
+        assert!(r.html.contains("certificate"), "{}", r.html);
+        assert_eq!(words(&r), "Half: 255 of them.");
     }
 }

@@ -108,6 +108,13 @@ pub struct Body {
     pub refs: Vec<Ref>,
     /// Display equations in order.
     pub equations: Vec<Equation>,
+    /// The body's plain text for the search index, collected from the events as the HTML is
+    /// written: prose, code and claims as the reader sees them; no math, no raw or
+    /// generated HTML (figures, heading permalinks, footnote numbers and back-links), a
+    /// space at every block edge and break. Without the references' text.
+    pub text: String,
+    /// Where each reference's text goes in [`Body::text`], as [`Body::marks`] in the HTML.
+    pub text_marks: Vec<Mark>,
 }
 
 /// One item of the stream the stages hand on: a Markdown event, a claim (by its index in
@@ -134,6 +141,19 @@ enum Item<'a> {
         reference: usize,
         closing: bool,
     },
+    /// Text for the search index only, not the page: a figure's own text (a table's cells).
+    Searched(String),
+}
+
+/// A figure as the body takes it: its HTML, holding [`CAPTION_SLOT`] where its caption
+/// goes, and its text for the search index (a table's cells; empty for a picture, whose
+/// words are its caption and alt text).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Figure {
+    /// The `<figure>` element.
+    pub html: String,
+    /// Its plain text, without the caption.
+    pub text: String,
 }
 
 /// Items with their byte ranges in their fragment's text.
@@ -194,7 +214,7 @@ struct Renderer<'a> {
     essay: &'a Essay,
     claim_html: &'a [String],
     claim_text: &'a [String],
-    figure_html: &'a [String],
+    figures: &'a [Figure],
     math: &'a Math,
     /// Claim index by its text as written (first one), for places the parser decodes.
     by_text: HashMap<&'a str, usize>,
@@ -206,17 +226,16 @@ struct Renderer<'a> {
 
 /// Render `essay`'s body. `claim_html[i]` is the HTML for claim `i` of `essay.claims`,
 /// `claim_text[i]` its plain text (for link text, alt text, titles, math, heading ids and
-/// the table of contents); `figure_html[i]` the HTML for figure block `i`, holding
-/// [`CAPTION_SLOT`] where its caption goes. A claim in math whose HTML is more than its
+/// the table of contents); `figures[i]` figure block `i`. A claim in math whose HTML is more than its
 /// escaped text (a link and a certificate) goes into the MathML as that HTML, in an `<mn>`
 /// (or an `<mtext>` for words), where the HTML standard lets MathML hold HTML. Math errors, and claims where none can go,
 /// come back as diagnostics at their place in the essay.
-pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figure_html: &[String], math: &Math) -> (Body, Vec<Diagnostic>) {
+pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figures: &[Figure], math: &Math) -> (Body, Vec<Diagnostic>) {
     let mut r = Renderer {
         essay,
         claim_html,
         claim_text,
-        figure_html,
+        figures,
         math,
         by_text: HashMap::new(),
         figure_index: 0,
@@ -231,8 +250,8 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
     let items = r.fragment(&body, true);
     let (items, headings) = heading_ids(items, essay, claim_text);
     let items = footnotes(items, &headings);
-    let (html, marks) = write_html(items, claim_html, claim_text);
-    (Body { html, marks, headings, refs: r.refs, equations: r.equations }, r.diags)
+    let (html, marks, plain) = write_html(items, claim_html, claim_text);
+    (Body { html, marks, headings, refs: r.refs, equations: r.equations, text: plain.text, text_marks: plain.marks }, r.diags)
 }
 
 /// The body as a fragment: its claims are those in it outside the figure blocks.
@@ -715,7 +734,11 @@ impl<'a> Renderer<'a> {
     fn figure(&mut self, out: &mut Stream<'a>) {
         let i = self.figure_index;
         self.figure_index += 1;
-        let html = self.figure_html.get(i).map_or("", String::as_str);
+        let figure = self.figures.get(i);
+        if let Some(f) = figure.filter(|f| !f.text.is_empty()) {
+            out.push((Item::Searched(f.text.clone()), 0..0));
+        }
+        let html = figure.map_or("", |f| f.html.as_str());
         let Some((before, after)) = html.split_once(CAPTION_SLOT).filter(|_| i < self.essay.figures.len()) else {
             out.push((Item::Md(Event::Html(CowStr::from(html.to_string()))), 0..0));
             return;
@@ -1008,9 +1031,46 @@ fn backlinks(ref_ids: &[String]) -> String {
     links.join(" ")
 }
 
-/// The HTML of `items` and where each mark falls in it. A claim reads as its link
-/// (`claim_html`), or as its plain text inside a link or an image.
-fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -> (String, Vec<Mark>) {
+/// The plain text of a body as its events are written, and where each mark falls in it.
+#[derive(Default)]
+struct Plain {
+    text: String,
+    marks: Vec<Mark>,
+}
+
+impl Plain {
+    /// Take in one event written to the HTML: its text, or a space where it ends a word
+    /// (a block's edge, a break, math or HTML, whose own text is not the essay's prose).
+    fn take(&mut self, ev: &Event<'_>) {
+        match ev {
+            Event::Text(t) | Event::Code(t) => self.text.push_str(t),
+            Event::Start(tag) if is_inline(tag) => {}
+            Event::End(tag) if is_inline_end(tag) => {}
+            _ => self.text.push(' '),
+        }
+    }
+}
+
+/// Tags inside a line of text, whose edges are not word breaks (`*a*b` is one word).
+fn is_inline(tag: &Tag<'_>) -> bool {
+    matches!(
+        tag,
+        Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Link { .. } | Tag::Image { .. } | Tag::Superscript | Tag::Subscript
+    )
+}
+
+/// The ends of the tags of [`is_inline`].
+fn is_inline_end(tag: &TagEnd) -> bool {
+    matches!(
+        tag,
+        TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough | TagEnd::Link | TagEnd::Image | TagEnd::Superscript | TagEnd::Subscript
+    )
+}
+
+/// The HTML of `items` and where each mark falls in it, and the body's plain text with
+/// its marks ([`Body::text`]). A claim reads as its link (`claim_html`), or as its plain
+/// text inside a link or an image; in the plain text always as its text.
+fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -> (String, Vec<Mark>, Plain) {
     struct Sink<'b>(&'b std::cell::RefCell<String>);
     impl std::fmt::Write for Sink<'_> {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
@@ -1021,37 +1081,66 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     let html = std::cell::RefCell::new(String::new());
     let mut marks = Vec::new();
     let mut links = 0usize;
+    let mut plain = Plain::default();
     let mark = |reference: usize, closing: bool, marks: &mut Vec<Mark>| marks.push(Mark { at: html.borrow().len(), reference, closing });
-    let events = items.into_iter().filter_map(|(item, _)| match item {
-        // A code block scrolls sideways on a narrow screen, so it takes keyboard focus
-        // (a scrollable region a keyboard cannot reach is an accessibility failure).
-        Item::Md(Event::Start(Tag::CodeBlock(kind))) => Some(Event::Html(CowStr::from(code_block_open(&kind)))),
-        Item::Md(Event::End(TagEnd::CodeBlock)) => Some(Event::Html(CowStr::from("</code></pre>\n"))),
-        Item::Md(ev) => {
-            match &ev {
-                Event::Start(Tag::Link { .. } | Tag::Image { .. }) => links += 1,
-                Event::End(TagEnd::Link | TagEnd::Image) => links = links.saturating_sub(1),
-                _ => {}
+    let events = items.into_iter().filter_map(|(item, _)| {
+        let ev = match item {
+            // A code block scrolls sideways on a narrow screen, so it takes keyboard focus
+            // (a scrollable region a keyboard cannot reach is an accessibility failure).
+            Item::Md(Event::Start(Tag::CodeBlock(kind))) => {
+                plain.text.push(' ');
+                Event::Html(CowStr::from(code_block_open(&kind)))
             }
-            Some(ev)
-        }
-        Item::Claim(k) if links > 0 => Some(Event::Text(CowStr::from(claim_text.get(k).cloned().unwrap_or_default()))),
-        Item::Claim(k) => Some(Event::InlineHtml(CowStr::from(claim_html.get(k).cloned().unwrap_or_default()))),
-        Item::Math { latex, .. } => Some(Event::Code(CowStr::from(latex))),
-        Item::Mark(n) => {
-            mark(n, false, &mut marks);
-            None
-        }
-        Item::LinkMark { reference, closing } => {
-            links = if closing { links.saturating_sub(1) } else { links + 1 };
-            mark(reference, closing, &mut marks);
-            None
-        }
+            Item::Md(Event::End(TagEnd::CodeBlock)) => {
+                plain.text.push(' ');
+                Event::Html(CowStr::from("</code></pre>\n"))
+            }
+            Item::Md(ev) => {
+                match &ev {
+                    Event::Start(Tag::Link { .. } | Tag::Image { .. }) => links += 1,
+                    Event::End(TagEnd::Link | TagEnd::Image) => links = links.saturating_sub(1),
+                    _ => {}
+                }
+                plain.take(&ev);
+                ev
+            }
+            Item::Claim(k) => {
+                let text = claim_text.get(k).map_or("", String::as_str);
+                plain.text.push_str(text);
+                if links > 0 {
+                    Event::Text(CowStr::from(text.to_string()))
+                } else {
+                    Event::InlineHtml(CowStr::from(claim_html.get(k).cloned().unwrap_or_default()))
+                }
+            }
+            Item::Math { latex, .. } => {
+                plain.text.push(' ');
+                Event::Code(CowStr::from(latex))
+            }
+            Item::Mark(n) => {
+                plain.marks.push(Mark { at: plain.text.len(), reference: n, closing: false });
+                mark(n, false, &mut marks);
+                return None;
+            }
+            Item::LinkMark { reference, closing } => {
+                links = if closing { links.saturating_sub(1) } else { links + 1 };
+                plain.marks.push(Mark { at: plain.text.len(), reference, closing });
+                mark(reference, closing, &mut marks);
+                return None;
+            }
+            Item::Searched(text) => {
+                plain.text.push(' ');
+                plain.text.push_str(&text);
+                plain.text.push(' ');
+                return None;
+            }
+        };
+        Some(ev)
     });
     // The writer writes each event before asking for the next, so a mark's offset is
     // the length written when it is reached.
     let _ = pulldown_cmark::html::write_html_fmt(Sink(&html), events);
-    (html.into_inner(), marks)
+    (html.into_inner(), marks, plain)
 }
 
 /// The opening tags of a code block: `<pre tabindex="0"><code class="language-L">`, L the
@@ -1161,7 +1250,7 @@ mod tests {
 
     /// An essay made from `body` (no file is read), rendered with each claim's HTML
     /// `<c>text</c>` and its text as written (`plain`'s text, a check's stated text).
-    fn rendered(body: &str, figure_html: &[String]) -> (Essay, Body, Vec<Diagnostic>) {
+    fn rendered(body: &str, figures: &[Figure]) -> (Essay, Body, Vec<Diagnostic>) {
         let (e, d) = countersign_core::content::parse_essay("essays/a.md", "essays/a.md".into(), format!("---\ntitle: T\n---\n{body}"));
         assert!(d.is_empty(), "{d:?}");
         let e = e.expect("essay");
@@ -1176,7 +1265,7 @@ mod tests {
             .collect();
         let html: Vec<String> = text.iter().map(|t| format!("<c>{}</c>", escape(t))).collect();
         let math = Math::new(&Default::default()).expect("math");
-        let (b, d) = render(&e, &html, &text, figure_html, &math);
+        let (b, d) = render(&e, &html, &text, figures, &math);
         (e, b, d)
     }
 
@@ -1349,8 +1438,11 @@ mod tests {
         let body = "```census\nid: g\nrun: x\n```\n\n```figure\nid: f\nfrom: g\nplot: grid\n\
                     caption: \"*All* $x_1$ of {{ g.n = 12 }} [@onag]\"\nalt: \"Cells {{ plain 3 }} and *b*\"\n```\n";
         let figure = format!("<figure><img alt=\"A\">{}</figure>\n", caption_slot(1));
-        let (e, b, d) = rendered(body, &[figure]);
+        let (e, b, d) = rendered(body, &[Figure { html: figure, text: "cell 7".into() }]);
         assert!(d.is_empty(), "{d:?}");
+        // The search text has the figure's own text and its caption, not its number.
+        let words = b.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(words, "cell 7 All of 12", "{words}");
         assert_eq!(e.figures[0].alt, "Cells 3 and b");
         assert_eq!(e.figures[0].caption, "All x_1 of 12 [@onag]");
         let cap = &b.html[b.html.find("<figcaption>").expect("caption")..];

@@ -9,6 +9,7 @@
 //!
 //! Example: each matching rule's share of positions read right, by number of coins.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
@@ -150,7 +151,29 @@ fn pick(all: Vec<String>, wanted: &Option<Vec<Value>>, key: &str) -> Result<Vec<
 /// Draw grouped bars; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
     let o: Options = options(opts, &KIND)?;
-    let hint = "bars need an object of series, each an object of groups, e.g. `rules` → rule → coins → count";
+    let bars = read_bars(data, &o)?;
+    let svg = render_bars(&o, &bars)?;
+    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+/// Heights of bars of a value and, where `upto` is given, of the range above it.
+type Height = (Option<f64>, Option<f64>);
+
+/// What the bars show: series and groups in drawing order and `heights[series][group]`.
+struct Bars {
+    series: Vec<String>,
+    groups: Vec<String>,
+    heights: Vec<Vec<Height>>,
+}
+
+/// The hint of the bars' data errors.
+const HINT: &str = "bars need an object of series, each an object of groups, e.g. `rules` → rule → coins → count";
+
+/// Reads the series, groups and heights the options select from `data`.
+///
+/// Errors: data not of the shape, names not in the data, too many bars, labels not one a series.
+fn read_bars(data: &Value, o: &Options) -> Result<Bars, FigureError> {
+    let hint = HINT;
     let outer = entries(data).ok_or_else(|| FigureError::data("the data is neither an object nor a list", hint))?;
     // cells[(series, group)] = leaf
     // Only the outer entries the options select are read, so a result object with other
@@ -199,6 +222,19 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             return Err(err("labels", format!("{} labels for {} series", l.len(), series.len()), "give one label per series"));
         }
     }
+    let heights = read_heights(&cells, &series, &groups, o)?;
+    Ok(Bars { series, groups, heights })
+}
+
+/// `heights[series][group]` from the cells `(series, group, leaf)`, each leaf read
+/// through the options' `value` and `upto` paths.
+fn read_heights(
+    cells: &[(String, String, &Value)],
+    series: &[String],
+    groups: &[String],
+    o: &Options,
+) -> Result<Vec<Vec<Height>>, FigureError> {
+    let hint = HINT;
     let read = |leaf: &Value, path: &Option<String>, key: &str| -> Result<Option<f64>, FigureError> {
         let v = match path {
             None => leaf,
@@ -211,7 +247,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     };
     // heights[series][group] = (value, upto)
     let mut heights = vec![vec![(None, None); groups.len()]; series.len()];
-    for (s, g, leaf) in &cells {
+    for (s, g, leaf) in cells {
         let (Some(si), Some(gi)) = (series.iter().position(|x| x == s), groups.iter().position(|x| x == g)) else {
             continue;
         };
@@ -222,6 +258,12 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         };
         heights[si][gi] = (v, u);
     }
+    Ok(heights)
+}
+
+/// The bars drawn as SVG (before `finish_svg`).
+fn render_bars(o: &Options, bars: &Bars) -> Result<String, FigureError> {
+    let (series, groups, heights) = (&bars.series, &bars.groups, &bars.heights);
     let top = o.y_max.unwrap_or_else(|| heights.iter().flatten().flat_map(|(v, u)| [*v, *u]).flatten().fold(0.0f64, f64::max));
     let top = if top.is_finite() && top > 0.0 { top } else { 1.0 };
 
@@ -245,15 +287,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             .map_err(fail)?;
         let label_style = ("sans-serif", 15).into_font().color(&palette::INK);
         let percent = o.percent;
-        let y_fmt = move |y: &f64| {
-            if percent {
-                format!("{:.0}%", y * 100.0)
-            } else if y.fract() == 0.0 {
-                format!("{y:.0}")
-            } else {
-                format!("{y:.2}")
-            }
-        };
+        let y_fmt = move |y: &f64| y_tick(*y, percent);
         let mut mesh = chart.configure_mesh();
         mesh.disable_x_mesh()
             .disable_x_axis()
@@ -297,22 +331,44 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             let p = chart.backend_coord(&(groups.len() as f64 / 2.0, 0.0));
             chart_area.draw(&Text::new(l.clone(), (p.0, p.1 + 24), centre.clone())).map_err(fail)?;
         }
-        let left = label_style.pos(Pos::new(HPos::Left, VPos::Center));
-        for (si, s) in series.iter().enumerate() {
-            let colour = palette::SERIES[si % palette::SERIES.len()];
-            let y = 24 + si as i32 * 22;
-            legend_area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], colour.filled())).map_err(fail)?;
-            let name = o.labels.as_ref().map_or(s.clone(), |l| l[si].clone());
-            legend_area.draw(&Text::new(name, (26, y), left.clone())).map_err(fail)?;
-        }
-        if o.upto.is_some() {
-            let y = 24 + series.len() as i32 * 22 + 6;
-            legend_area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], palette::INK.stroke_width(1))).map_err(fail)?;
-            legend_area.draw(&Text::new("range".to_string(), (26, y), left.clone())).map_err(fail)?;
-        }
+        draw_legend(&legend_area, o, series, &label_style)?;
         root.present().map_err(fail)?;
     }
-    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+    Ok(svg)
+}
+
+/// A y-axis tick: a percentage (of a share) or the number, whole or to two places.
+fn y_tick(y: f64, percent: bool) -> String {
+    if percent {
+        format!("{:.0}%", y * 100.0)
+    } else if y.fract() == 0.0 {
+        format!("{y:.0}")
+    } else {
+        format!("{y:.2}")
+    }
+}
+
+/// The legend: a swatch and a name for each series, and the range swatch with `upto`.
+fn draw_legend(
+    legend_area: &DrawingArea<SVGBackend<'_>, Shift>,
+    o: &Options,
+    series: &[String],
+    label_style: &TextStyle<'_>,
+) -> Result<(), FigureError> {
+    let left = label_style.pos(Pos::new(HPos::Left, VPos::Center));
+    for (si, s) in series.iter().enumerate() {
+        let colour = palette::SERIES[si % palette::SERIES.len()];
+        let y = 24 + si as i32 * 22;
+        legend_area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], colour.filled())).map_err(fail)?;
+        let name = o.labels.as_ref().map_or(s.clone(), |l| l[si].clone());
+        legend_area.draw(&Text::new(name, (26, y), left.clone())).map_err(fail)?;
+    }
+    if o.upto.is_some() {
+        let y = 24 + series.len() as i32 * 22 + 6;
+        legend_area.draw(&Rectangle::new([(8, y - 6), (20, y + 6)], palette::INK.stroke_width(1))).map_err(fail)?;
+        legend_area.draw(&Text::new("range".to_string(), (26, y), left.clone())).map_err(fail)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -55,20 +55,7 @@ pub const MAX_SIDE: usize = 200;
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
     let o: Options = options(opts, &KIND)?;
     let shape_hint = "a grid needs a list of rows, each a list of numbers or nulls, e.g. [[0, 1], [1, null]]";
-    let rows = data.as_array().ok_or_else(|| FigureError::data("the data is not a list of rows", shape_hint))?;
-    let mut cells: Vec<Vec<Option<f64>>> = Vec::new();
-    for (i, r) in rows.iter().enumerate() {
-        let r = r.as_array().ok_or_else(|| FigureError::data(format!("row {i} is not a list"), shape_hint))?;
-        let mut row = Vec::new();
-        for (j, v) in r.iter().enumerate() {
-            if v.is_null() {
-                row.push(None);
-            } else {
-                row.push(Some(number(v).ok_or_else(|| FigureError::data(format!("cell [{i}][{j}] is not a number"), shape_hint))?));
-            }
-        }
-        cells.push(row);
-    }
+    let cells = read_cells(data, shape_hint)?;
     let height = cells.len();
     let width = cells.iter().map(Vec::len).max().unwrap_or(0);
     if height == 0 || width == 0 {
@@ -143,6 +130,26 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         root.present().map_err(|e| FigureError::data(format!("cannot draw: {e}"), ""))?;
     }
     Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+/// The grid's cells, row by row: a number, or `None` for a null (an empty cell).
+/// Errors: data not a list of lists of numbers or nulls.
+fn read_cells(data: &Value, shape_hint: &str) -> Result<Vec<Vec<Option<f64>>>, FigureError> {
+    let rows = data.as_array().ok_or_else(|| FigureError::data("the data is not a list of rows", shape_hint))?;
+    let mut cells: Vec<Vec<Option<f64>>> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let r = r.as_array().ok_or_else(|| FigureError::data(format!("row {i} is not a list"), shape_hint))?;
+        let mut row = Vec::new();
+        for (j, v) in r.iter().enumerate() {
+            if v.is_null() {
+                row.push(None);
+            } else {
+                row.push(Some(number(v).ok_or_else(|| FigureError::data(format!("cell [{i}][{j}] is not a number"), shape_hint))?));
+            }
+        }
+        cells.push(row);
+    }
+    Ok(cells)
 }
 
 #[cfg(test)]

@@ -117,6 +117,21 @@ fn draw_err(e: impl std::fmt::Display) -> FigureError {
 /// Draw the series; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
     let o: Options = options(opts, &KIND)?;
+    let all = select_series(data, &o)?;
+    let baselines: Vec<f64> = match o.stack {
+        Some(step) if o.zero_line => (0..all.len()).map(|i| i as f64 * step).collect(),
+        None if o.zero_line => vec![0.0],
+        _ => Vec::new(),
+    };
+    let bounds = plot_bounds(&all, &o, &baselines);
+    let svg = render_lines(&o, &all, &baselines, bounds)?;
+    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+/// The series to draw: those `series` names (in its order), else all; raised by `stack`.
+///
+/// Errors: an unknown name, a bad `stack`, no points, too many series or points.
+fn select_series(data: &Value, o: &Options) -> Result<Vec<Named>, FigureError> {
     let mut all = series(data)?;
     if let Some(names) = &o.series {
         let mut picked = Vec::new();
@@ -154,6 +169,12 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     if total > MAX_POINTS {
         return Err(FigureError::data(format!("{total} points; the most drawn is {MAX_POINTS}"), "plot a shorter range"));
     }
+    Ok(all)
+}
+
+/// The plot's ranges `((x0, x1), (y0, y1))`: the points and `baselines`, with room for
+/// the legend above stacked series, padded by 4% (or 1 where a range is a single value).
+fn plot_bounds(all: &[Named], o: &Options, baselines: &[f64]) -> ((f64, f64), (f64, f64)) {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
     for (x, y) in all.iter().flat_map(|(_, p)| p.iter()) {
         x0 = x0.min(*x);
@@ -161,12 +182,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         y0 = y0.min(*y);
         y1 = y1.max(*y);
     }
-    let baselines: Vec<f64> = match o.stack {
-        Some(step) if o.zero_line => (0..all.len()).map(|i| i as f64 * step).collect(),
-        None if o.zero_line => vec![0.0],
-        _ => Vec::new(),
-    };
-    for &z in &baselines {
+    for &z in baselines {
         y0 = y0.min(z);
         y1 = y1.max(z);
     }
@@ -180,6 +196,16 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     };
     let (x0, x1) = pad(x0, x1);
     let (y0, y1) = pad(y0, y1);
+    ((x0, x1), (y0, y1))
+}
+
+/// The series drawn as SVG (before `finish_svg`) over `bounds`, with the `baselines`.
+fn render_lines(
+    o: &Options,
+    all: &[Named],
+    baselines: &[f64],
+    ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+) -> Result<String, FigureError> {
     let max_len = all.iter().map(|(_, p)| p.len()).max().unwrap_or(0);
     let dots = o.dots.unwrap_or(max_len <= 400);
     let stacked = o.stack.is_some();
@@ -211,7 +237,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             mesh.y_desc(l.as_str());
         }
         mesh.axis_desc_style(label_style.clone()).draw().map_err(draw_err)?;
-        for &z in &baselines {
+        for &z in baselines {
             chart.draw_series(LineSeries::new([(x0, z), (x1, z)], palette::FAINT.stroke_width(1))).map_err(draw_err)?;
         }
         for (i, (name, pts)) in all.iter().enumerate() {
@@ -235,7 +261,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             .map_err(draw_err)?;
         root.present().map_err(draw_err)?;
     }
-    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+    Ok(svg)
 }
 
 #[cfg(test)]

@@ -33,8 +33,14 @@ pub use reference::{Kind, OptionDoc};
 pub enum Drawn {
     /// An SVG document, written beside the page as `<figure id>.svg`.
     Svg(String),
-    /// An HTML fragment (a table), inlined in the `<figure>`.
-    Html(String),
+    /// An HTML fragment (a table), inlined in the `<figure>`, and its text for the search
+    /// index (the cells, row by row).
+    Html {
+        /// The fragment.
+        html: String,
+        /// Its cells' text, separated by spaces.
+        text: String,
+    },
 }
 
 /// Why a figure could not be drawn: the data has the wrong shape, or an option is wrong.

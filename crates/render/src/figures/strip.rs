@@ -7,6 +7,7 @@
 //! Example: a position's low-bit matching, each arc labelled with its animating value; or
 //! the five rules' matchings of one position, one strip each.
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
@@ -146,8 +147,19 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         .iter()
         .map(|v| square_of(v).ok_or_else(|| err("squares", format!("{v} is not a square"), "squares are non-negative integers")))
         .collect::<Result<_, _>>()?;
-    // (label, pairs, leftover, note)
-    type Row = (Option<String>, Vec<(u32, u32, Option<String>)>, Option<u32>, Option<String>);
+    let rows = read_rows(data, &o)?;
+    let length = strip_length(&o, &coins, &rows)?;
+    let svg = render_strip(&o, &coins, &rows, length)?;
+    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+/// A strip: (label, pairs as (low square, high square, arc label), leftover square, note).
+type Row = (Option<String>, Vec<(u32, u32, Option<String>)>, Option<u32>, Option<String>);
+
+/// The strips to draw: those of `strips`, else the one of `pairs` and `leftover`.
+///
+/// Errors: a path with nothing at it, a value that is not a square, too many strips.
+fn read_rows(data: &Value, o: &Options) -> Result<Vec<Row>, FigureError> {
     let read_leftover = |path: &Option<String>, key: &str| -> Result<Option<u32>, FigureError> {
         match path {
             None => Ok(None),
@@ -189,6 +201,13 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         }
         None => vec![(None, read_pairs_at(&o.pairs, "pairs")?, read_leftover(&o.leftover, "leftover")?, None)],
     };
+    Ok(rows)
+}
+
+/// The strip's length in squares: `length`, else two past the highest square shown.
+///
+/// Errors: a square or length over the limit, or a length that cannot show a square.
+fn strip_length(o: &Options, coins: &[u32], rows: &[Row]) -> Result<u32, FigureError> {
     let highest = coins
         .iter()
         .copied()
@@ -209,13 +228,22 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
     if length <= highest {
         return Err(err("length", format!("{length} squares cannot show square {highest}"), "give a longer strip, or leave `length` out"));
     }
+    Ok(length)
+}
 
+/// An arc's height in px above the squares for a pair `span` squares apart: it grows
+/// with the span, so nested arcs and their labels never coincide.
+fn rise(span: i32, cell: i32) -> i32 {
+    12 + span * cell * 3 / 10
+}
+
+/// The strips drawn as SVG (before `finish_svg`), `length` squares each.
+fn render_strip(o: &Options, coins: &[u32], rows: &[Row], length: u32) -> Result<String, FigureError> {
     let cell: i32 = 34;
     let label_w: i32 = if rows.iter().any(|r| r.0.is_some()) { 120 } else { 16 };
     let max_span = rows.iter().flat_map(|r| r.1.iter().map(|p| p.1 - p.0)).max().unwrap_or(0) as i32;
     // Arc heights grow with the span, so nested arcs and their labels never coincide.
-    let rise = |span: i32| 12 + span * cell * 3 / 10;
-    let arc_h: i32 = if max_span == 0 { 10 } else { rise(max_span) + 30 };
+    let arc_h: i32 = if max_span == 0 { 10 } else { rise(max_span, cell) + 30 };
     let row_h = arc_h + cell + 26;
     let width = (label_w + cell * length as i32 + 16) as u32;
     let height = (rows.len() as i32 * row_h + 8) as u32;
@@ -243,23 +271,9 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
             }
             for (i, &(a, b, ref text)) in pairs.iter().enumerate() {
                 let colour = palette::SERIES[i % palette::SERIES.len()];
-                let (xa, xb) = (label_w + a as i32 * cell + cell / 2, label_w + b as i32 * cell + cell / 2);
-                let rx = (xb - xa) as f64 / 2.0;
-                let ry = rise((b - a) as i32) as f64;
-                let cx = (xa + xb) as f64 / 2.0;
-                let y0 = (base + cell / 2 - 12) as f64;
-                let points: Vec<(i32, i32)> = (0..=48)
-                    .map(|k| {
-                        let t = std::f64::consts::PI * k as f64 / 48.0;
-                        ((cx - rx * t.cos()).round() as i32, (y0 - ry * t.sin()).round() as i32)
-                    })
-                    .collect();
-                root.draw(&PathElement::new(points, colour.stroke_width(2))).map_err(fail)?;
-                if let Some(t) = text {
-                    root.draw(&Text::new(t.clone(), (cx.round() as i32, (y0 - ry).round() as i32 - 3), arc_text.clone())).map_err(fail)?;
-                }
+                draw_arc(&root, (a, b), text.as_deref(), colour, (label_w, base, cell), &arc_text)?;
             }
-            for &s in &coins {
+            for &s in coins {
                 let x = label_w + s as i32 * cell + cell / 2;
                 let fill = if Some(s) == *leftover { palette::ACCENT } else { palette::INK };
                 root.draw(&Circle::new((x, base + cell / 2), cell / 2 - 6, fill.filled())).map_err(fail)?;
@@ -271,7 +285,35 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         }
         root.present().map_err(fail)?;
     }
-    Ok(Drawn::Svg(finish_svg(&svg, meta)))
+    Ok(svg)
+}
+
+/// One pair's arc from square `a` to square `b` above a strip whose squares (`cell` px)
+/// start at x = `label_w` with their top edge at y = `base`, and its label above it.
+fn draw_arc(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    (a, b): (u32, u32),
+    text: Option<&str>,
+    colour: RGBColor,
+    (label_w, base, cell): (i32, i32, i32),
+    arc_text: &TextStyle<'_>,
+) -> Result<(), FigureError> {
+    let (xa, xb) = (label_w + a as i32 * cell + cell / 2, label_w + b as i32 * cell + cell / 2);
+    let rx = (xb - xa) as f64 / 2.0;
+    let ry = rise((b - a) as i32, cell) as f64;
+    let cx = (xa + xb) as f64 / 2.0;
+    let y0 = (base + cell / 2 - 12) as f64;
+    let points: Vec<(i32, i32)> = (0..=48)
+        .map(|k| {
+            let t = std::f64::consts::PI * k as f64 / 48.0;
+            ((cx - rx * t.cos()).round() as i32, (y0 - ry * t.sin()).round() as i32)
+        })
+        .collect();
+    root.draw(&PathElement::new(points, colour.stroke_width(2))).map_err(fail)?;
+    if let Some(t) = text {
+        root.draw(&Text::new(t.to_string(), (cx.round() as i32, (y0 - ry).round() as i32 - 3), arc_text.clone())).map_err(fail)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -179,7 +179,46 @@ fn default_column(v: &Value) -> bool {
 /// Draw a table; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Drawn, FigureError> {
     let o: Options = options(opts, &KIND)?;
-    let hint = "a table needs a list of rows or an object of rows, e.g. the `rules.low_bits` map of a census";
+    let hint = HINT;
+    let rows = select_rows(data, &o)?;
+    if rows.is_empty() {
+        return Err(FigureError::data("the table has no rows", hint));
+    }
+    let columns = select_columns(&o, &rows)?;
+    if rows.len().saturating_mul(columns.len() + 1) > MAX_CELLS {
+        return Err(FigureError::data(
+            format!("{} rows by {} columns is over {MAX_CELLS} cells", rows.len(), columns.len()),
+            "show a slice of the result",
+        ));
+    }
+    let with_keys = o.keys && rows.iter().any(|(k, _)| k.is_some());
+    let (header, body) = text_matrix(&o, &rows, &columns, with_keys)?;
+    let (header, body) = if o.transpose {
+        let mut all = vec![header];
+        all.extend(body);
+        let width = all.iter().map(Vec::len).max().unwrap_or(0);
+        let t: Vec<Vec<String>> = (0..width).map(|c| all.iter().map(|r| r.get(c).cloned().unwrap_or_default()).collect()).collect();
+        let mut it = t.into_iter();
+        let h = it.next().unwrap_or_default();
+        (h, it.collect())
+    } else {
+        (header, body)
+    };
+    let text = std::iter::once(&header).chain(&body).flatten().map(String::as_str).collect::<Vec<_>>().join(" ");
+    Ok(Drawn::Html { html: table_html(&header, &body, with_keys || o.transpose), text })
+}
+
+/// The hint of the table's data errors.
+const HINT: &str = "a table needs a list of rows or an object of rows, e.g. the `rules.low_bits` map of a census";
+
+/// A column: (path in each row, header label, format).
+type TableColumn = (String, String, Format);
+
+/// The rows, each `(key, row)` (a key for object data): all, or those `rows` names.
+///
+/// Errors: data neither a list nor an object; `rows` on a list; a name not in the data.
+fn select_rows<'a>(data: &'a Value, o: &Options) -> Result<Vec<(Option<String>, &'a Value)>, FigureError> {
+    let hint = HINT;
     // (key, row)
     let mut rows: Vec<(Option<String>, &Value)> = match data {
         Value::Array(a) => a.iter().map(|r| (None, r)).collect(),
@@ -205,9 +244,12 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
         }
         rows = picked;
     }
-    if rows.is_empty() {
-        return Err(FigureError::data("the table has no rows", hint));
-    }
+    Ok(rows)
+}
+
+/// The columns: those of `columns`, else the first row's number-like fields (or the row
+/// itself when it is not an object). Errors: no columns.
+fn select_columns(o: &Options, rows: &[(Option<String>, &Value)]) -> Result<Vec<TableColumn>, FigureError> {
     let columns: Vec<(String, String, Format)> = match &o.columns {
         Some(cols) => cols
             .iter()
@@ -230,13 +272,17 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
             hint: "name them under `columns:`".into(),
         });
     }
-    if rows.len().saturating_mul(columns.len() + 1) > MAX_CELLS {
-        return Err(FigureError::data(
-            format!("{} rows by {} columns is over {MAX_CELLS} cells", rows.len(), columns.len()),
-            "show a slice of the result",
-        ));
-    }
-    let with_keys = o.keys && rows.iter().any(|(k, _)| k.is_some());
+    Ok(columns)
+}
+
+/// The table as text: the header row and the body rows, with the keys first when
+/// `with_keys`. Errors: a row without a column's path.
+fn text_matrix(
+    o: &Options,
+    rows: &[(Option<String>, &Value)],
+    columns: &[TableColumn],
+    with_keys: bool,
+) -> Result<(Vec<String>, Vec<Vec<String>>), FigureError> {
     // Build a matrix of text: header row then body rows.
     let mut header: Vec<String> = Vec::new();
     if with_keys {
@@ -244,12 +290,12 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
     }
     header.extend(columns.iter().map(|c| c.1.clone()));
     let mut body: Vec<Vec<String>> = Vec::new();
-    for (key, row) in &rows {
+    for (key, row) in rows {
         let mut line = Vec::new();
         if with_keys {
             line.push(key.clone().unwrap_or_default());
         }
-        for (path, _, fmt) in &columns {
+        for (path, _, fmt) in columns {
             let v = at(row, path).ok_or_else(|| FigureError {
                 message: format!("a row has no `{path}`"),
                 key: Some("columns".into()),
@@ -259,24 +305,18 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
         }
         body.push(line);
     }
-    let (header, body) = if o.transpose {
-        let mut all = vec![header];
-        all.extend(body);
-        let width = all.iter().map(Vec::len).max().unwrap_or(0);
-        let t: Vec<Vec<String>> = (0..width).map(|c| all.iter().map(|r| r.get(c).cloned().unwrap_or_default()).collect()).collect();
-        let mut it = t.into_iter();
-        let h = it.next().unwrap_or_default();
-        (h, it.collect())
-    } else {
-        (header, body)
-    };
+    Ok((header, body))
+}
+
+/// The HTML table of `header` and `body`, escaped; each body row's first cell a row
+/// header when `first_is_key`.
+fn table_html(header: &[String], body: &[Vec<String>], first_is_key: bool) -> String {
     let mut html = String::from("<table class=\"census-table\">\n<thead><tr>");
-    for h in &header {
+    for h in header {
         html.push_str(&format!("<th scope=\"col\">{}</th>", escape(h)));
     }
     html.push_str("</tr></thead>\n<tbody>\n");
-    let first_is_key = with_keys || o.transpose;
-    for line in &body {
+    for line in body {
         html.push_str("<tr>");
         for (i, cell) in line.iter().enumerate() {
             if i == 0 && first_is_key {
@@ -288,7 +328,7 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, _meta: &Meta) -> Result<Dra
         html.push_str("</tr>\n");
     }
     html.push_str("</tbody>\n</table>\n");
-    Ok(Drawn::Html(html))
+    html
 }
 
 #[cfg(test)]
@@ -302,7 +342,7 @@ mod tests {
 
     fn html(d: Drawn) -> String {
         match d {
-            Drawn::Html(h) => h,
+            Drawn::Html { html, .. } => html,
             Drawn::Svg(_) => panic!("a table is HTML"),
         }
     }

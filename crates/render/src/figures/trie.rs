@@ -117,38 +117,11 @@ fn pair_text(v: &Value) -> Option<String> {
 /// Draw a trie; see the module docs for data and options.
 pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Drawn, FigureError> {
     let o: Options = options(opts, &KIND)?;
-    let mut numbers: Vec<u64> = at(data, &o.squares)
-        .and_then(Value::as_array)
-        .ok_or_else(|| err("squares", format!("no list of numbers at `{}`", o.squares), "point `squares` at a list of integers"))?
-        .iter()
-        .map(|v| v.as_u64().ok_or_else(|| err("squares", format!("{v} is not a non-negative integer"), "numbers only")))
-        .collect::<Result<_, _>>()?;
-    numbers.sort_unstable();
-    numbers.dedup();
-    if numbers.is_empty() || numbers.len() > MAX_NUMBERS {
-        return Err(err("squares", format!("{} numbers; 1..={MAX_NUMBERS} allowed", numbers.len()), "draw a smaller set"));
-    }
+    let numbers = read_numbers(data, &o)?;
     let mut nodes = Vec::new();
     let mut leaves = 0.0;
     build(numbers.clone(), 0, 0, &mut nodes, &mut leaves);
-    if let Some(path) = &o.nodes {
-        let list = at(data, path).and_then(Value::as_array).ok_or_else(|| {
-            err("nodes", format!("no list of nodes at `{path}`"), "point `nodes` at a list of {bit, residue, pair} objects")
-        })?;
-        for m in list {
-            let (Some(bit), Some(residue)) = (m.get("bit").and_then(Value::as_u64), m.get("residue").and_then(Value::as_u64)) else {
-                return Err(err("nodes", format!("a node lacks bit or residue: {m}"), "each node needs integer `bit` and `residue`"));
-            };
-            let found = nodes
-                .iter_mut()
-                .find(|n| n.depth as u64 == bit && n.residue == residue && n.children.iter().all(Option::is_some))
-                .ok_or_else(|| {
-                    err("nodes", format!("no node where numbers part at bit {bit}, residue {residue}"), "nodes are where two branches meet")
-                })?;
-            found.pair = m.get("pair").and_then(pair_text);
-            found.odd = m.get("odd").and_then(Value::as_bool).unwrap_or(false);
-        }
-    }
+    mark_nodes(data, &o, &mut nodes)?;
     let depth = nodes.iter().map(|n| n.depth).max().unwrap_or(0);
     let digits = (64 - numbers.iter().copied().max().unwrap_or(0).leading_zeros()).max(depth).max(1);
     let hgap = 64.0;
@@ -210,6 +183,47 @@ pub fn draw(data: &Value, opts: &Map<String, Value>, meta: &Meta) -> Result<Draw
         root.present().map_err(fail)?;
     }
     Ok(Drawn::Svg(finish_svg(&svg, meta)))
+}
+
+/// The numbers of `squares`, sorted without repeats. Errors: not a list of non-negative
+/// integers, or none or more than the most drawn.
+fn read_numbers(data: &Value, o: &Options) -> Result<Vec<u64>, FigureError> {
+    let mut numbers: Vec<u64> = at(data, &o.squares)
+        .and_then(Value::as_array)
+        .ok_or_else(|| err("squares", format!("no list of numbers at `{}`", o.squares), "point `squares` at a list of integers"))?
+        .iter()
+        .map(|v| v.as_u64().ok_or_else(|| err("squares", format!("{v} is not a non-negative integer"), "numbers only")))
+        .collect::<Result<_, _>>()?;
+    numbers.sort_unstable();
+    numbers.dedup();
+    if numbers.is_empty() || numbers.len() > MAX_NUMBERS {
+        return Err(err("squares", format!("{} numbers; 1..={MAX_NUMBERS} allowed", numbers.len()), "draw a smaller set"));
+    }
+    Ok(numbers)
+}
+
+/// Marks the nodes `nodes` names (each `{bit, residue, pair, odd}`) on the trie: its pair
+/// label and whether it is odd. Errors: no list there, a node lacking bit or residue, or
+/// naming no branching node of the trie.
+fn mark_nodes(data: &Value, o: &Options, nodes: &mut [Node]) -> Result<(), FigureError> {
+    let Some(path) = &o.nodes else {
+        return Ok(());
+    };
+    let list = at(data, path)
+        .and_then(Value::as_array)
+        .ok_or_else(|| err("nodes", format!("no list of nodes at `{path}`"), "point `nodes` at a list of {bit, residue, pair} objects"))?;
+    for m in list {
+        let (Some(bit), Some(residue)) = (m.get("bit").and_then(Value::as_u64), m.get("residue").and_then(Value::as_u64)) else {
+            return Err(err("nodes", format!("a node lacks bit or residue: {m}"), "each node needs integer `bit` and `residue`"));
+        };
+        let found =
+            nodes.iter_mut().find(|n| n.depth as u64 == bit && n.residue == residue && n.children.iter().all(Option::is_some)).ok_or_else(
+                || err("nodes", format!("no node where numbers part at bit {bit}, residue {residue}"), "nodes are where two branches meet"),
+            )?;
+        found.pair = m.get("pair").and_then(pair_text);
+        found.odd = m.get("odd").and_then(Value::as_bool).unwrap_or(false);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
