@@ -38,7 +38,9 @@ fn bound() -> BTreeMap<String, Bound> {
         census: "z.census".into(),
         params: json!({}),
         result: Arc::new(
-            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3, "pair": [1000, 1], "one": [1001], "hundreds": [100, 1], "triple": [101, 2]}),
+            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3, "pair": [1000, 1], "one": [1001], "hundreds": [100, 1], "triple": [101, 2],
+                "mean": 5.063468265867066, "mean_next": 5.063468265867067, "sum3": 0.30000000000000004,
+                "dk": {"num": 298, "den": 2001}, "code": "0.07", "label": "P-position", "floats": [0.5, 0.25]}),
         ),
     };
     BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
@@ -118,7 +120,7 @@ fn interpolations_print_integers_grouped_and_are_not_counted_as_checked() {
     assert_eq!(r.value, Some(json!(1234567)));
     assert!(r.value.as_ref().unwrap().is_i64(), "an integer is published as an integer");
     let (_, r, _) = one("{{ s.r }}\n");
-    assert_eq!(r.html_text, "5/2 (≈ 2.5000)");
+    assert_eq!(r.html_text, "2.5", "a float prints as the census wrote it");
     assert_eq!(r.value, Some(json!(2.5)));
     let (_, r, _) = one("{{ s.share }}\n");
     assert_eq!(r.html_text, "1 of 8 (0.1250, 12.50%)");
@@ -176,7 +178,7 @@ fn a_path_not_in_the_result_says_what_is_there() {
 
 #[test]
 fn an_unreadable_stated_value_says_why() {
-    let hint = "hint: the census gives 55; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)";
+    let hint = "hint: the census gives 55; state it as digits (1,001), words (fifty-five), a decimal or percentage, a fraction (1/8), `N of M`, `A to B`, a list, or a ratio (a third, two in five)";
     let long = "1".repeat(41);
     let grouped = format!("1,{}", "234,".repeat(13) + "567"); // 43 digits, no run over 3
     let spaced = "12 345 678 901 234 567 890 123 456 789 012 345 678 9"; // 40 + digits, spaced
@@ -292,7 +294,7 @@ fn each_form_passes_what_it_states_and_fails_what_it_does_not() {
         ("s.r", "2.5", Pass),
         ("s.r", "2.50", Pass),
         ("s.r", "2.4", Fail),
-        ("s.r", "5/2", Refused(Code::UnreadableStated)),
+        ("s.r", "5/2", Pass),
         ("s.neg", "−3", Pass),
         ("s.neg", "-3", Pass),
         ("s.neg", "3", Fail),
@@ -375,7 +377,8 @@ fn a_form_that_cannot_hold_the_value_names_what_the_path_gives() {
         ("s.r = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a single number: state it in its own form"),
         ("s.span = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a range {min, max}: state it in its own form"),
         ("s.yes = 1 of 8", "\"N of M\" states a share {num, den}; this path gives true/false: state it in its own form"),
-        ("u.name = 1 of 8", "\"N of M\" states a share {num, den}; this path gives something that is not a number: state it in its own form"),
+        ("u.m = 1 of 8", "\"N of M\" states a share {num, den}; this path gives something that is not a number: state it in its own form"),
+        ("s.yes = 1/2", "a fraction states a number; this path gives true/false"),
         ("s.share = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a share {num, den}: state it in its own form, or index an element with [i]"),
         ("s.list = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a list of 3: state it in its own form, or index an element with [i]"),
     ];
@@ -392,7 +395,9 @@ fn the_certificate_shows_each_value_exactly() {
     let exact = |path: &str| one(&format!("{{{{ {path} }}}}\n")).1.exact;
     for (path, want) in [
         ("s.big", "1,234,567"),
-        ("s.r", "5/2"),
+        ("s.r", "2.5"),
+        ("u.mean", "5.063468265867066"),
+        ("u.code", "\"0.07\""),
         ("s.neg", "−3"),
         ("s.share", "1 of 8"),
         ("s.list", "[1, 2, 3]"),
@@ -449,4 +454,130 @@ fn a_computed_value_is_published_as_an_integer_or_an_exact_fraction() {
     assert_eq!(value("{{ s.a + 1 }}"), Some(json!(56)));
     assert_eq!(value("{{ s.r + 1 }}"), Some(json!({"num": 7, "den": 2})));
     assert_eq!(value("{{ s.r * 2 = 5 }}"), Some(json!(5)));
+}
+
+#[test]
+fn a_fraction_is_a_number_exact_against_a_rational_and_the_nearest_double_against_a_float() {
+    use Outcome::*;
+    let cases = [
+        // Exact values: a share, an exact fraction from arithmetic, an integer.
+        ("u.dk", "298/2001", Pass),
+        ("u.dk", "596/4002", Pass),
+        ("u.dk", "298/2000", Fail),
+        ("u.dk", "299/2001", Fail),
+        ("s.share", "1/8", Pass),
+        ("s.share", "4/32", Pass),
+        ("s.share", "1/7", Fail),
+        ("s.share", "-1/8", Fail),
+        ("s.r + 1", "7/2", Pass),
+        ("s.r + 1", "35/10", Pass),
+        ("s.r + 1", "7/3", Fail),
+        ("s.neg / 6", "−1/2", Pass),
+        ("s.neg / 6", "-1/2", Pass),
+        ("s.neg / 6", "1/2", Fail),
+        ("s.a", "110/2", Pass),
+        ("s.a", "55/1", Pass),
+        ("s.a", "54/1", Fail),
+        ("s.big", "1,234,567/1", Pass),
+        // Floats: the double nearest the fraction, not one ulp off, not a decimal rounding.
+        ("u.mean", "10132/2001", Pass),
+        ("u.mean_next", "10132/2001", Fail),
+        ("u.mean", "10133/2001", Fail),
+        ("u.half", "1/2", Pass),
+        ("u.half", "49/100", Fail),
+        ("u.q", "3/10", Pass),
+        ("u.sum3", "3/10", Fail),
+        // Not fractions.
+        ("s.share", "1/0", Refused(Code::UnreadableStated)),
+        ("s.share", "1/", Refused(Code::UnreadableStated)),
+        ("s.share", "/2", Refused(Code::UnreadableStated)),
+        ("s.share", "1 / 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1/-8", Refused(Code::UnreadableStated)),
+        ("s.share", "0.5/4", Refused(Code::UnreadableStated)),
+        ("s.share", "one/eight", Refused(Code::UnreadableStated)),
+        ("s.share", "1/2/4", Refused(Code::UnreadableStated)),
+        ("s.share", "01/8", Refused(Code::UnreadableStated)),
+        ("s.span", "1/2", Refused(Code::Incomparable)),
+        ("s.yes", "1/1", Refused(Code::Incomparable)),
+    ];
+    for (path, stated, want) in cases {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+}
+
+#[test]
+fn a_bad_fraction_is_unreadable_at_its_own_text_and_says_why() {
+    for (stated, label) in [
+        ("1/0", "a fraction's denominator is above zero"),
+        ("1/", "a fraction needs a numerator and a denominator: write `1/8`"),
+        ("/2", "a fraction needs a numerator and a denominator: write `1/8`"),
+        ("1 / 8", "a fraction is two integers in digits, `a/b`, with no space about the `/`"),
+    ] {
+        let (e, r, diags) = one(&format!("Lost: {{{{ s.share = {stated} }}}}.\n"));
+        assert_eq!((r.status, diags.len()), (Status::Error, 1), "{stated}");
+        let d = &diags[0];
+        assert_eq!(d.code, Code::UnreadableStated, "{stated}");
+        assert_eq!(&e.source[d.span.clone()], stated);
+        assert_eq!(countersign_core::diag::line_col(&e.source, d.span.start), (19, 20), "{stated}");
+        assert_eq!(d.label, label, "{stated}");
+    }
+}
+
+#[test]
+fn blessing_a_fraction_writes_the_value_reduced_with_the_minus_written() {
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("u.dk", "1/7"), Some(Ok("298/2001".to_string())));
+    assert_eq!(blessed("s.share", "2/8"), Some(Ok("1/8".to_string())));
+    assert_eq!(blessed("s.neg / 6", "-1/3"), Some(Ok("-1/2".to_string())));
+    assert_eq!(blessed("s.neg / 6", "1/3"), Some(Ok("−1/2".to_string())));
+    assert_eq!(blessed("s.a", "1/3"), Some(Ok("55/1".to_string())));
+    let refused = blessed("u.mean", "5/1").unwrap().unwrap_err();
+    assert!(refused.contains("floating-point"), "{refused}");
+}
+
+#[test]
+fn a_float_reads_as_its_decimal_in_every_other_form() {
+    use Outcome::*;
+    for (path, stated, want) in [
+        ("u.mean", "5.06", Pass),
+        ("u.mean", "5.07", Fail),
+        ("u.q", "30%", Pass),
+        ("u.q", "three in ten", Pass),
+        ("u.floats", "0.5 and 0.25", Pass),
+        ("u.floats", "0.5 and 0.3", Fail),
+        ("u.half", "1 of 2", Refused(Code::Incomparable)),
+    ] {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+    let (_, r, _) = one("{{ u.mean }}\n");
+    assert_eq!((r.html_text.as_str(), r.computed.as_deref()), ("5.063468265867066", Some("5.063468265867066")));
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("u.floats", "0.5 and 0.3"), Some(Ok("0.5 and 0.2".to_string())), "each element at its stated precision");
+    assert_eq!(blessed("u.mean", "5.2"), Some(Ok("5.1".to_string())));
+}
+
+#[test]
+fn a_text_result_is_claimed_as_its_text_exactly() {
+    use Outcome::*;
+    for (path, stated, want) in [
+        ("u.code", "0.07", Pass),
+        ("u.code", "0.070", Fail),
+        ("u.code", "7%", Fail),
+        ("u.code", "\"0.07\"", Fail),
+        ("u.label", "P-position", Pass),
+        ("u.label", "p-position", Fail),
+        ("u.label", "N-position", Fail),
+        ("u.name", "x", Pass),
+        ("u.name", "1 of 8", Fail),
+    ] {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+    let (r, code, under, message, label, notes) = diagnosed("{{ u.code = 0.08 }}\n");
+    assert_eq!((r.status, code, under.as_str()), (Status::Fail, Code::ClaimMismatch, "0.08"));
+    assert_eq!(message, "stated value disagrees with `u.code`: the essay says 0.08, the census gives \"0.07\"");
+    assert_eq!(label, "computed: \"0.07\"");
+    assert_eq!(notes.last().map(String::as_str), Some("hint: the census gives \"0.07\": write `0.07`, or run `countersign check --bless`"));
+    assert_eq!(r.bless, Some(Ok("0.07".to_string())));
+    // A number stated for text, and text for a number.
+    assert_eq!(outcome("s.a", "P-position"), Refused(Code::UnreadableStated));
 }

@@ -69,6 +69,7 @@ impl Val {
     fn number(&self) -> Option<(Q, Option<(BigInt, BigInt)>)> {
         match self.computed() {
             Computed::Number(q, share) => Some((q, share)),
+            Computed::Float(q) => Some((q, None)),
             _ => None,
         }
     }
@@ -109,6 +110,8 @@ pub fn exact_text(c: &Computed) -> String {
         }
         Computed::List(l) => format!("[{}]", l.iter().map(exact_text).collect::<Vec<_>>().join(", ")),
         Computed::Bool(b) => b.to_string(),
+        Computed::Float(q) => forms::float_text(q),
+        Computed::Text(s) => format!("{s:?}"),
         Computed::Other(s) => s.clone(),
     }
 }

@@ -190,8 +190,7 @@ fn check_expr(
     };
     r.stated = Some(stated.clone());
     r.stated_span = Some(stated_span.clone());
-    let want_list = matches!(c, Computed::List(_));
-    let Some(form) = forms::parse_stated(stated, want_list) else {
+    let Some(form) = forms::parse_stated_for(stated, &c) else {
         diags.push(unreadable(essay, stated, stated_span, &shown));
         return;
     };
@@ -256,13 +255,15 @@ fn unreadable(essay: &Essay, stated: &str, span: &Range<usize>, shown: &str) -> 
         format!("a number of more than {} digits is refused, never cut short", forms::MAX_DIGITS)
     } else if stated.trim_end().ends_with('.') && stated.trim_end().trim_end_matches('.').ends_with(|c: char| c.is_ascii_digit()) {
         "a trailing point states no precision: write `2` or `2.0`".to_string()
+    } else if let Some(why) = forms::fraction_problem(stated) {
+        why.to_string()
     } else {
         "unreadable stated value".to_string()
     };
     Diagnostic::error(Code::UnreadableStated, &essay.file, span.clone(), format!("cannot read `{stated}` as a number"))
         .with_label(label)
         .with_hint(format!(
-            "the census gives {shown}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)"
+            "the census gives {shown}; state it as digits (1,001), words (fifty-five), a decimal or percentage, a fraction (1/8), `N of M`, `A to B`, a list, or a ratio (a third, two in five)"
         ))
 }
 
