@@ -40,7 +40,8 @@ fn bound() -> BTreeMap<String, Bound> {
         result: Arc::new(
             json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3, "pair": [1000, 1], "one": [1001], "hundreds": [100, 1], "triple": [101, 2],
                 "mean": 5.063468265867066, "mean_next": 5.063468265867067, "sum3": 0.30000000000000004,
-                "dk": {"num": 298, "den": 2001}, "code": "0.07", "label": "P-position", "floats": [0.5, 0.25]}),
+                "dk": {"num": 298, "den": 2001}, "code": "0.07", "label": "P-position", "floats": [0.5, 0.25],
+                "rows": [[1, 2]], "flags": [true, false], "shares": [{"num": 1, "den": 2}]}),
         ),
     };
     BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
@@ -580,4 +581,115 @@ fn a_text_result_is_claimed_as_its_text_exactly() {
     assert_eq!(r.bless, Some(Ok("0.07".to_string())));
     // A number stated for text, and text for a number.
     assert_eq!(outcome("s.a", "P-position"), Refused(Code::UnreadableStated));
+}
+
+#[test]
+fn membership_looks_for_a_number_in_a_list() {
+    let cases = [
+        ("{{ assert 2 in s.list }}", Status::Pass),
+        ("{{ assert 4 in s.list }}", Status::Fail),
+        ("{{ assert 4 not in s.list }}", Status::Pass),
+        ("{{ assert 3 not in s.list }}", Status::Fail),
+        ("{{ assert s.a - 53 in s.list and 6 not in s.list }}", Status::Pass),
+        ("{{ assert not 2 in s.list }}", Status::Fail),
+        ("{{ assert 1 in s.list[1..3] }}", Status::Fail),
+        ("{{ assert len(u.l) in s.list }}", Status::Pass),
+        ("{{ assert 0.25 in u.floats }}", Status::Pass),
+        ("{{ assert 1/4 in u.floats }}", Status::Pass),
+        ("{{ assert 0.3 in u.floats }}", Status::Fail),
+        ("{{ assert 1/2 in u.shares }}", Status::Pass),
+        ("{{ assert s.yes in u.flags and 1 in u.flags }}", Status::Pass),
+        ("{{ assert 2 in u.flags }}", Status::Fail),
+        ("{{ assert 1 in s.list[0..0] }}", Status::Fail),
+        ("{{ assert 1 not in s.list[0..0] }}", Status::Pass),
+    ];
+    for (claim, want) in cases {
+        let (_, r, diags) = one(&format!("{claim}\n"));
+        let failed = diags.iter().map(|d| d.code).collect::<Vec<_>>();
+        let want_diags = if want == Status::Fail { vec![Code::AssertFailed] } else { vec![] };
+        assert_eq!((r.status, failed), (want, want_diags), "{claim}");
+    }
+    let (_, r, diags) = one("{{ assert 4 in s.list }}\n");
+    assert_eq!(r.computed.as_deref(), Some("4 in [1, 2, 3]"));
+    assert_eq!(diags[0].label, "4 in [1, 2, 3] is false");
+}
+
+#[test]
+fn membership_needs_a_list_of_numbers_on_its_right_and_a_number_on_its_left() {
+    let cases = [
+        (
+            "{{ assert 2 in s.a }}",
+            "in",
+            "`in` needs a list on its right, not a number",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 2 not in u.m }}",
+            "not in",
+            "`not in` needs a list on its right, not a map of 1 keys",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 2 in s.span }}",
+            "in",
+            "`in` needs a list on its right, not a range {min, max}",
+            "for a range {min, max}, compare with its ends: s.r.min <= x and x <= s.r.max",
+        ),
+        (
+            "{{ assert 2 in s.share }}",
+            "in",
+            "`in` needs a list on its right, not a number",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 1 in u.name }}",
+            "in",
+            "`in` needs a list on its right, not a string",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 1 in u.rows }}",
+            "in",
+            "`in` compares numbers, and element [0] of the list is a list of 2",
+            "look for a number in a list of numbers, or index into the list",
+        ),
+        (
+            "{{ assert u.l in s.list }}",
+            "u.l",
+            "`u.l` is not a number: it is [1, 2]",
+            "an assert compares numbers (true counts as 1, false as 0)",
+        ),
+    ];
+    for (claim, under, message, hint) in cases {
+        let (e, r, diags) = one(&format!("{claim}\n"));
+        assert_eq!((r.status, diags.len()), (Status::Error, 1), "{claim}: {diags:?}");
+        let d = &diags[0];
+        assert!(matches!(d.code, Code::TypeMismatch | Code::NotANumber), "{claim}: {:?}", d.code);
+        assert_eq!(&e.source[d.span.clone()], under, "{claim}");
+        assert_eq!(d.message, message, "{claim}");
+        assert_eq!(d.notes, [format!("hint: {hint}")], "{claim}");
+    }
+    // Both sides are judged: a list on the left and a number on the right, two errors.
+    let (_, _, diags) = one("{{ assert u.l in s.a }}\n");
+    assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), [Code::NotANumber, Code::TypeMismatch]);
+}
+
+#[test]
+fn in_and_not_in_parse_as_comparisons_and_only_as_words() {
+    use countersign_core::content::claim::{parse_claim, ClaimKind, Expr, Op};
+    let op = |src: &str| match parse_claim(src, 0, 0..src.len()).map(|c| c.kind) {
+        Ok(ClaimKind::Assert { expr: Expr::Compare(op, _, _, at) }) => Some((op, src[at].to_string())),
+        _ => None,
+    };
+    assert_eq!(op("assert 6 in s.values"), Some((Op::In, "in".into())));
+    assert_eq!(op("assert 6 not in s.values"), Some((Op::NotIn, "not in".into())));
+    assert_eq!(op("assert 6 not  in s.values"), Some((Op::NotIn, "not  in".into())));
+    assert_eq!(op("assert s.a in(s.values)"), Some((Op::In, "in".into())));
+    // A key or an id that begins with the word is a path.
+    assert!(parse_claim("assert 6 inside s.values", 0, 0..10).is_err());
+    assert!(parse_claim("assert 6 not s.values", 0, 0..10).is_err());
+    assert!(parse_claim("assert 6 in", 0, 0..10).is_err());
+    assert!(matches!(op("assert in.x == 1"), Some((Op::Eq, _))));
+    // A checked claim states a value; membership is for asserts.
+    assert!(parse_claim("s.a in s.l = true", 0, 0..10).is_err());
 }
