@@ -693,3 +693,48 @@ fn in_and_not_in_parse_as_comparisons_and_only_as_words() {
     // A checked claim states a value; membership is for asserts.
     assert!(parse_claim("s.a in s.l = true", 0, 0..10).is_err());
 }
+
+#[test]
+fn the_certificate_shows_the_value_in_the_stated_form_beside_the_exact_one() {
+    let shown = |claim: &str| {
+        let (_, r, _) = one(&format!("{claim}\n"));
+        (r.exact, r.in_form)
+    };
+    let s = |x: &str| Some(x.to_string());
+    for (claim, exact, in_form) in [
+        ("{{ u.dk = one in seven }}", "298 of 2,001", s("≈ 1 in 6.7, ≈ 14.9 %")),
+        ("{{ u.dk = One in seven }}", "298 of 2,001", s("≈ 1 in 6.7, ≈ 14.9 %")),
+        ("{{ u.dk = one in six }}", "298 of 2,001", s("≈ 1 in 6.7, ≈ 14.9 %")),
+        ("{{ u.dk = 1 in 250 }}", "298 of 2,001", s("≈ 1 in 7, ≈ 14.9 %")),
+        ("{{ s.share = one in eight }}", "1 of 8", s("= 1 in 8.0, = 12.5 %")),
+        ("{{ u.dk = a seventh }}", "298 of 2,001", s("≈ 14.9 %; a seventh is 14.3 %")),
+        ("{{ u.dk = Two in thirteen }}", "298 of 2,001", s("≈ 14.9 %; two in thirteen is 15.4 %")),
+        ("{{ u.q = three tenths }}", "0.3", s("= 30.0 %; three tenths is 30.0 %")),
+        ("{{ u.dk = 14.9 per cent }}", "298 of 2,001", s("≈ 14.89 %")),
+        ("{{ u.dk = 15% }}", "298 of 2,001", s("≈ 14.9 %")),
+        ("{{ s.share = 12.5% }}", "1 of 8", s("= 12.50 %")),
+        ("{{ u.dk = 0.15 }}", "298 of 2,001", s("≈ 0.149")),
+        ("{{ u.mean = 5.06 }}", "5.063468265867066", s("≈ 5.063")),
+        ("{{ u.q = 0.3 }}", "0.3", s("= 0.30")),
+        ("{{ u.dk = 298/2001 }}", "298 of 2,001", s("= 298/2001")),
+        ("{{ u.dk = 596/4002 }}", "298 of 2,001", s("= 298/2001")),
+        // The exact value is already in the stated form.
+        ("{{ s.r + 1 = 7/2 }}", "7/2", None),
+        ("{{ u.mean = 10132/2001 }}", "5.063468265867066", None),
+        ("{{ u.dk = 298 of 2,001 }}", "298 of 2,001", None),
+        ("{{ s.a = fifty-five }}", "55", None),
+        ("{{ s.a = 55.0 }}", "55", None),
+        ("{{ s.list = 1, 2 and 3 }}", "[1, 2, 3]", None),
+        ("{{ s.span = 2 to 9 }}", "2 to 9", None),
+        ("{{ s.yes = true }}", "true", None),
+        ("{{ u.code = 0.07 }}", "\"0.07\"", None),
+        ("{{ s.neg / 6 = one in two }}", "−3 of 6", None),
+        ("{{ s.a - 55 = 0 of 1 }}", "0", None),
+        ("{{ (s.a - 55) / s.a = 0 of 55 }}", "0 of 55", None),
+        ("{{ s.share - 1/8 = one in two }}", "0", None),
+    ] {
+        assert_eq!(shown(claim), (s(exact), in_form), "{claim}");
+    }
+    // An interpolation states no form.
+    assert_eq!(shown("{{ u.dk }}"), (s("298 of 2,001"), None));
+}

@@ -436,6 +436,35 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
     }
 }
 
+/// The computed value `c` in the stated form, for a reader's certificate beside the exact
+/// value (which [`super::expr::exact_text`] gives): what the author's rounding or wording
+/// stood for. `None` when the exact value is already in that form (integers, words, `N of
+/// M`, ranges, lists, truth, text, a fraction against a fraction) or the form says nothing
+/// of this value.
+///
+/// | stated | computed | shown |
+/// |---|---|---|
+/// | `one in seven` | 298 of 2,001 | `≈ 1 in 6.7, ≈ 14.9 %` |
+/// | `a third` | 34 of 100 | `= 34.0 %; a third is 33.3 %` |
+/// | `17.0 per cent` | 27,215 of 159,728 | `≈ 17.04 %` |
+/// | `0.15` | 298 of 2,001 | `≈ 0.149` |
+/// | `298/2001` | 298 of 2,001 | `= 298/2001` |
+///
+/// A percentage or decimal shows one place more than written; "one in N" and other ratio
+/// words as [`ratio::in_form`] says.
+pub fn in_form(form: &Form, c: &Computed) -> Option<String> {
+    let v = c.number()?;
+    match (form, c) {
+        (Form::RatioWords(f), _) => ratio::in_form(f, v),
+        (Form::Percent(n, _), _) => Some(format!("{} %", ratio::approx(&(v * &Q::int(100)), n.decimals() + 1))),
+        (Form::Number(n), _) if matches!(n.style, NumStyle::Decimal(_)) && !v.is_integer() => Some(ratio::approx(v, n.decimals() + 1)),
+        (Form::Fraction(..), Computed::Number(_, Some(_))) => {
+            Some(format!("= {}", super::expr::exact_text(&Computed::Number(v.clone(), None))))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,6 +92,10 @@ pub struct ClaimReport {
     /// `1/8`, `1,001`); see [`expr::exact_text`].
     #[serde(skip)]
     pub exact: Option<String>,
+    /// The value in the form the author stated (`≈ 1 in 6.7, ≈ 14.9 %` for "one in
+    /// seven"), shown after the exact value; see [`forms::in_form`].
+    #[serde(skip)]
+    pub in_form: Option<String>,
 }
 
 fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
@@ -194,6 +198,7 @@ fn check_expr(
         diags.push(unreadable(essay, stated, stated_span, &shown));
         return;
     };
+    r.in_form = forms::in_form(&form, &c);
     match forms::check(&form, &c) {
         Verdict::Pass => r.status = Status::Pass,
         Verdict::Disagrees => {
@@ -383,6 +388,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
             stated_span: None,
             html_text: String::new(),
             exact: None,
+            in_form: None,
         };
         match &claim.kind {
             ClaimKind::Plain { text } => {
