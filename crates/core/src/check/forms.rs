@@ -437,7 +437,7 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
 }
 
 /// The computed value `c` in the stated form, for a reader's certificate beside the exact
-/// value (which [`super::expr::exact_text`] gives): what the author's rounding or wording
+/// value (which `expr::exact_text` gives): what the author's rounding or wording
 /// stood for. `None` when the exact value is already in that form (integers, words, `N of
 /// M`, ranges, lists, truth, text, a fraction against a fraction) or the form says nothing
 /// of this value.
@@ -458,9 +458,7 @@ pub fn in_form(form: &Form, c: &Computed) -> Option<String> {
         (Form::RatioWords(f), _) => ratio::in_form(f, v),
         (Form::Percent(n, _), _) => Some(format!("{} %", ratio::approx(&(v * &Q::int(100)), n.decimals() + 1))),
         (Form::Number(n), _) if matches!(n.style, NumStyle::Decimal(_)) && !v.is_integer() => Some(ratio::approx(v, n.decimals() + 1)),
-        (Form::Fraction(..), Computed::Number(_, Some(_))) => {
-            Some(format!("= {}", super::expr::exact_text(&Computed::Number(v.clone(), None))))
-        }
+        (Form::Fraction(..), Computed::Number(_, Some(_))) => Some(format!("= {}/{}", v.numer(), v.denom())),
         _ => None,
     }
 }
