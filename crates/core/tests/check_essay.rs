@@ -493,6 +493,8 @@ fn a_fraction_is_a_number_exact_against_a_rational_and_the_nearest_double_agains
         ("s.share", "1/", Refused(Code::UnreadableStated)),
         ("s.share", "/2", Refused(Code::UnreadableStated)),
         ("s.share", "1 / 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1/ 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1 /8", Refused(Code::UnreadableStated)),
         ("s.share", "1/-8", Refused(Code::UnreadableStated)),
         ("s.share", "0.5/4", Refused(Code::UnreadableStated)),
         ("s.share", "one/eight", Refused(Code::UnreadableStated)),
