@@ -63,6 +63,8 @@ fn mutate(stated: &str, c: &Computed) -> Option<String> {
             format!("{p2} in {}", f.q)
         }
         Form::Truth(t) => (!t).to_string(),
+        Form::Fraction(q, _) => format!("{}/{}", q.numer() + q.denom(), q.denom()),
+        Form::Text(t) => format!("{t}x"),
     })
 }
 

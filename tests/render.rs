@@ -38,7 +38,10 @@ fn pages_contain_claims_mathml_and_provenance() {
         page.contains(r##"<em><span class="claimed"><a class="claim" href="#calls-g4">61.3 per cent</a><span class="certificate""##),
         "emphasis wraps the claim whole"
     );
-    assert!(page.contains(r##"<b>19 of 31</b></span></span></span></em>"##), "and its certificate");
+    assert!(
+        page.contains(r##"<b>19 of 31</b></span> <span class="cert-form">≈ 61.29 %</span></span></span></em>"##),
+        "and its certificate, with the value in the stated form"
+    );
     assert!(page.contains("<math><mi>a</mi><mo>⊕</mo><mi>b</mi></math>"), "math macro from countersign.yaml");
     assert!(page.contains("Literal {{ x }}"), "an escaped claim is literal text");
     assert!(page.contains("<code>{{ y }}</code>"));

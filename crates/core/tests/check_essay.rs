@@ -38,7 +38,10 @@ fn bound() -> BTreeMap<String, Bound> {
         census: "z.census".into(),
         params: json!({}),
         result: Arc::new(
-            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3, "pair": [1000, 1], "one": [1001], "hundreds": [100, 1], "triple": [101, 2]}),
+            json!({"name": "x", "nothing": null, "m": {"k": 1}, "span": {"min": 2, "max": 9}, "yes": true, "l": [1, 2], "half": 0.5, "q": 0.3, "pair": [1000, 1], "one": [1001], "hundreds": [100, 1], "triple": [101, 2],
+                "mean": 5.063468265867066, "mean_next": 5.063468265867067, "sum3": 0.30000000000000004,
+                "dk": {"num": 298, "den": 2001}, "code": "0.07", "label": "P-position", "floats": [0.5, 0.25],
+                "rows": [[1, 2]], "flags": [true, false], "shares": [{"num": 1, "den": 2}]}),
         ),
     };
     BTreeMap::from([("s".to_string(), s), ("t".to_string(), t), ("u".to_string(), u)])
@@ -118,7 +121,7 @@ fn interpolations_print_integers_grouped_and_are_not_counted_as_checked() {
     assert_eq!(r.value, Some(json!(1234567)));
     assert!(r.value.as_ref().unwrap().is_i64(), "an integer is published as an integer");
     let (_, r, _) = one("{{ s.r }}\n");
-    assert_eq!(r.html_text, "5/2 (≈ 2.5000)");
+    assert_eq!(r.html_text, "2.5", "a float prints as the census wrote it");
     assert_eq!(r.value, Some(json!(2.5)));
     let (_, r, _) = one("{{ s.share }}\n");
     assert_eq!(r.html_text, "1 of 8 (0.1250, 12.50%)");
@@ -176,7 +179,7 @@ fn a_path_not_in_the_result_says_what_is_there() {
 
 #[test]
 fn an_unreadable_stated_value_says_why() {
-    let hint = "hint: the census gives 55; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)";
+    let hint = "hint: the census gives 55; state it as digits (1,001), words (fifty-five), a decimal or percentage, a fraction (1/8), `N of M`, `A to B`, a list, or a ratio (a third, two in five)";
     let long = "1".repeat(41);
     let grouped = format!("1,{}", "234,".repeat(13) + "567"); // 43 digits, no run over 3
     let spaced = "12 345 678 901 234 567 890 123 456 789 012 345 678 9"; // 40 + digits, spaced
@@ -292,7 +295,7 @@ fn each_form_passes_what_it_states_and_fails_what_it_does_not() {
         ("s.r", "2.5", Pass),
         ("s.r", "2.50", Pass),
         ("s.r", "2.4", Fail),
-        ("s.r", "5/2", Refused(Code::UnreadableStated)),
+        ("s.r", "5/2", Pass),
         ("s.neg", "−3", Pass),
         ("s.neg", "-3", Pass),
         ("s.neg", "3", Fail),
@@ -375,7 +378,8 @@ fn a_form_that_cannot_hold_the_value_names_what_the_path_gives() {
         ("s.r = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a single number: state it in its own form"),
         ("s.span = 1 of 8", "\"N of M\" states a share {num, den}; this path gives a range {min, max}: state it in its own form"),
         ("s.yes = 1 of 8", "\"N of M\" states a share {num, den}; this path gives true/false: state it in its own form"),
-        ("u.name = 1 of 8", "\"N of M\" states a share {num, den}; this path gives something that is not a number: state it in its own form"),
+        ("u.m = 1 of 8", "\"N of M\" states a share {num, den}; this path gives something that is not a number: state it in its own form"),
+        ("s.yes = 1/2", "a fraction states a number; this path gives true/false"),
         ("s.share = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a share {num, den}: state it in its own form, or index an element with [i]"),
         ("s.list = 1 to 2", "\"A to B\" states a range {min, max}; this path gives a list of 3: state it in its own form, or index an element with [i]"),
     ];
@@ -392,7 +396,9 @@ fn the_certificate_shows_each_value_exactly() {
     let exact = |path: &str| one(&format!("{{{{ {path} }}}}\n")).1.exact;
     for (path, want) in [
         ("s.big", "1,234,567"),
-        ("s.r", "5/2"),
+        ("s.r", "2.5"),
+        ("u.mean", "5.063468265867066"),
+        ("u.code", "\"0.07\""),
         ("s.neg", "−3"),
         ("s.share", "1 of 8"),
         ("s.list", "[1, 2, 3]"),
@@ -449,4 +455,288 @@ fn a_computed_value_is_published_as_an_integer_or_an_exact_fraction() {
     assert_eq!(value("{{ s.a + 1 }}"), Some(json!(56)));
     assert_eq!(value("{{ s.r + 1 }}"), Some(json!({"num": 7, "den": 2})));
     assert_eq!(value("{{ s.r * 2 = 5 }}"), Some(json!(5)));
+}
+
+#[test]
+fn a_fraction_is_a_number_exact_against_a_rational_and_the_nearest_double_against_a_float() {
+    use Outcome::*;
+    let cases = [
+        // Exact values: a share, an exact fraction from arithmetic, an integer.
+        ("u.dk", "298/2001", Pass),
+        ("u.dk", "596/4002", Pass),
+        ("u.dk", "298/2000", Fail),
+        ("u.dk", "299/2001", Fail),
+        ("s.share", "1/8", Pass),
+        ("s.share", "4/32", Pass),
+        ("s.share", "1/7", Fail),
+        ("s.share", "-1/8", Fail),
+        ("s.r + 1", "7/2", Pass),
+        ("s.r + 1", "35/10", Pass),
+        ("s.r + 1", "7/3", Fail),
+        ("s.neg / 6", "−1/2", Pass),
+        ("s.neg / 6", "-1/2", Pass),
+        ("s.neg / 6", "1/2", Fail),
+        ("s.a", "110/2", Pass),
+        ("s.a", "55/1", Pass),
+        ("s.a", "54/1", Fail),
+        ("s.big", "1,234,567/1", Pass),
+        // Floats: the double nearest the fraction, not one ulp off, not a decimal rounding.
+        ("u.mean", "10132/2001", Pass),
+        ("u.mean_next", "10132/2001", Fail),
+        ("u.mean", "10133/2001", Fail),
+        ("u.half", "1/2", Pass),
+        ("u.half", "49/100", Fail),
+        ("u.q", "3/10", Pass),
+        ("u.sum3", "3/10", Fail),
+        // Not fractions.
+        ("s.share", "1/0", Refused(Code::UnreadableStated)),
+        ("s.share", "1/", Refused(Code::UnreadableStated)),
+        ("s.share", "/2", Refused(Code::UnreadableStated)),
+        ("s.share", "1 / 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1/ 8", Refused(Code::UnreadableStated)),
+        ("s.share", "1 /8", Refused(Code::UnreadableStated)),
+        ("s.share", "1/-8", Refused(Code::UnreadableStated)),
+        ("s.share", "0.5/4", Refused(Code::UnreadableStated)),
+        ("s.share", "one/eight", Refused(Code::UnreadableStated)),
+        ("s.share", "1/2/4", Refused(Code::UnreadableStated)),
+        ("s.share", "01/8", Refused(Code::UnreadableStated)),
+        ("s.span", "1/2", Refused(Code::Incomparable)),
+        ("s.yes", "1/1", Refused(Code::Incomparable)),
+    ];
+    for (path, stated, want) in cases {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+}
+
+#[test]
+fn a_bad_fraction_is_unreadable_at_its_own_text_and_says_why() {
+    for (stated, label) in [
+        ("1/0", "a fraction's denominator is above zero"),
+        ("1/", "a fraction needs a numerator and a denominator: write `1/8`"),
+        ("/2", "a fraction needs a numerator and a denominator: write `1/8`"),
+        ("1 / 8", "a fraction is two integers in digits, `a/b`, with no space about the `/`"),
+    ] {
+        let (e, r, diags) = one(&format!("Lost: {{{{ s.share = {stated} }}}}.\n"));
+        assert_eq!((r.status, diags.len()), (Status::Error, 1), "{stated}");
+        let d = &diags[0];
+        assert_eq!(d.code, Code::UnreadableStated, "{stated}");
+        assert_eq!(&e.source[d.span.clone()], stated);
+        assert_eq!(countersign_core::diag::line_col(&e.source, d.span.start), (19, 20), "{stated}");
+        assert_eq!(d.label, label, "{stated}");
+    }
+}
+
+#[test]
+fn blessing_a_fraction_writes_the_value_reduced_with_the_minus_written() {
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("u.dk", "1/7"), Some(Ok("298/2001".to_string())));
+    assert_eq!(blessed("s.share", "2/8"), Some(Ok("1/8".to_string())));
+    assert_eq!(blessed("s.neg / 6", "-1/3"), Some(Ok("-1/2".to_string())));
+    assert_eq!(blessed("s.neg / 6", "1/3"), Some(Ok("−1/2".to_string())));
+    assert_eq!(blessed("s.a", "1/3"), Some(Ok("55/1".to_string())));
+    let refused = blessed("u.mean", "5/1").unwrap().unwrap_err();
+    assert!(refused.contains("floating-point"), "{refused}");
+}
+
+#[test]
+fn a_float_reads_as_its_decimal_in_every_other_form() {
+    use Outcome::*;
+    for (path, stated, want) in [
+        ("u.mean", "5.06", Pass),
+        ("u.mean", "5.07", Fail),
+        ("u.q", "30%", Pass),
+        ("u.q", "three in ten", Pass),
+        ("u.floats", "0.5 and 0.25", Pass),
+        ("u.floats", "0.5 and 0.3", Fail),
+        ("u.half", "1 of 2", Refused(Code::Incomparable)),
+    ] {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+    let (_, r, _) = one("{{ u.mean }}\n");
+    assert_eq!((r.html_text.as_str(), r.computed.as_deref()), ("5.063468265867066", Some("5.063468265867066")));
+    let blessed = |path: &str, stated: &str| one(&format!("{{{{ {path} = {stated} }}}}\n")).1.bless;
+    assert_eq!(blessed("u.floats", "0.5 and 0.3"), Some(Ok("0.5 and 0.2".to_string())), "each element at its stated precision");
+    assert_eq!(blessed("u.mean", "5.2"), Some(Ok("5.1".to_string())));
+}
+
+#[test]
+fn a_text_result_is_claimed_as_its_text_exactly() {
+    use Outcome::*;
+    for (path, stated, want) in [
+        ("u.code", "0.07", Pass),
+        ("u.code", "0.070", Fail),
+        ("u.code", "7%", Fail),
+        ("u.code", "\"0.07\"", Fail),
+        ("u.label", "P-position", Pass),
+        ("u.label", "p-position", Fail),
+        ("u.label", "N-position", Fail),
+        ("u.name", "x", Pass),
+        ("u.name", "1 of 8", Fail),
+    ] {
+        assert_eq!(outcome(path, stated), want, "{{{{ {path} = {stated} }}}}");
+    }
+    let (r, code, under, message, label, notes) = diagnosed("{{ u.code = 0.08 }}\n");
+    assert_eq!((r.status, code, under.as_str()), (Status::Fail, Code::ClaimMismatch, "0.08"));
+    assert_eq!(message, "stated value disagrees with `u.code`: the essay says 0.08, the census gives \"0.07\"");
+    assert_eq!(label, "computed: \"0.07\"");
+    assert_eq!(notes.last().map(String::as_str), Some("hint: the census gives \"0.07\": write `0.07`, or run `countersign check --bless`"));
+    assert_eq!(r.bless, Some(Ok("0.07".to_string())));
+    // A number stated for text, and text for a number.
+    assert_eq!(outcome("s.a", "P-position"), Refused(Code::UnreadableStated));
+}
+
+#[test]
+fn membership_looks_for_a_number_in_a_list() {
+    let cases = [
+        ("{{ assert 2 in s.list }}", Status::Pass),
+        ("{{ assert 4 in s.list }}", Status::Fail),
+        ("{{ assert 4 not in s.list }}", Status::Pass),
+        ("{{ assert 3 not in s.list }}", Status::Fail),
+        ("{{ assert s.a - 53 in s.list and 6 not in s.list }}", Status::Pass),
+        ("{{ assert not 2 in s.list }}", Status::Fail),
+        ("{{ assert 1 in s.list[1..3] }}", Status::Fail),
+        ("{{ assert len(u.l) in s.list }}", Status::Pass),
+        ("{{ assert 0.25 in u.floats }}", Status::Pass),
+        ("{{ assert 1/4 in u.floats }}", Status::Pass),
+        ("{{ assert 0.3 in u.floats }}", Status::Fail),
+        ("{{ assert 1/2 in u.shares }}", Status::Pass),
+        ("{{ assert s.yes in u.flags and 1 in u.flags }}", Status::Pass),
+        ("{{ assert 2 in u.flags }}", Status::Fail),
+        ("{{ assert 1 in s.list[0..0] }}", Status::Fail),
+        ("{{ assert 1 not in s.list[0..0] }}", Status::Pass),
+    ];
+    for (claim, want) in cases {
+        let (_, r, diags) = one(&format!("{claim}\n"));
+        let failed = diags.iter().map(|d| d.code).collect::<Vec<_>>();
+        let want_diags = if want == Status::Fail { vec![Code::AssertFailed] } else { vec![] };
+        assert_eq!((r.status, failed), (want, want_diags), "{claim}");
+    }
+    let (_, r, diags) = one("{{ assert 4 in s.list }}\n");
+    assert_eq!(r.computed.as_deref(), Some("4 in [1, 2, 3]"));
+    assert_eq!(diags[0].label, "4 in [1, 2, 3] is false");
+}
+
+#[test]
+fn membership_needs_a_list_of_numbers_on_its_right_and_a_number_on_its_left() {
+    let cases = [
+        (
+            "{{ assert 2 in s.a }}",
+            "in",
+            "`in` needs a list on its right, not a number",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 2 not in u.m }}",
+            "not in",
+            "`not in` needs a list on its right, not a map of 1 keys",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 2 in s.span }}",
+            "in",
+            "`in` needs a list on its right, not a range {min, max}",
+            "for a range {min, max}, compare with its ends: s.r.min <= x and x <= s.r.max",
+        ),
+        (
+            "{{ assert 2 in s.share }}",
+            "in",
+            "`in` needs a list on its right, not a number",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 1 in u.name }}",
+            "in",
+            "`in` needs a list on its right, not a string",
+            "`in` looks in a list: {{ assert 6 not in s.values }}",
+        ),
+        (
+            "{{ assert 1 in u.rows }}",
+            "in",
+            "`in` compares numbers, and element [0] of the list is a list of 2",
+            "look for a number in a list of numbers, or index into the list",
+        ),
+        (
+            "{{ assert u.l in s.list }}",
+            "u.l",
+            "`u.l` is not a number: it is [1, 2]",
+            "an assert compares numbers (true counts as 1, false as 0)",
+        ),
+    ];
+    for (claim, under, message, hint) in cases {
+        let (e, r, diags) = one(&format!("{claim}\n"));
+        assert_eq!((r.status, diags.len()), (Status::Error, 1), "{claim}: {diags:?}");
+        let d = &diags[0];
+        assert!(matches!(d.code, Code::TypeMismatch | Code::NotANumber), "{claim}: {:?}", d.code);
+        assert_eq!(&e.source[d.span.clone()], under, "{claim}");
+        assert_eq!(d.message, message, "{claim}");
+        assert_eq!(d.notes, [format!("hint: {hint}")], "{claim}");
+    }
+    // Both sides are judged: a list on the left and a number on the right, two errors.
+    let (_, _, diags) = one("{{ assert u.l in s.a }}\n");
+    assert_eq!(diags.iter().map(|d| d.code).collect::<Vec<_>>(), [Code::NotANumber, Code::TypeMismatch]);
+}
+
+#[test]
+fn in_and_not_in_parse_as_comparisons_and_only_as_words() {
+    use countersign_core::content::claim::{parse_claim, ClaimKind, Expr, Op};
+    let op = |src: &str| match parse_claim(src, 0, 0..src.len()).map(|c| c.kind) {
+        Ok(ClaimKind::Assert { expr: Expr::Compare(op, _, _, at) }) => Some((op, src[at].to_string())),
+        _ => None,
+    };
+    assert_eq!(op("assert 6 in s.values"), Some((Op::In, "in".into())));
+    assert_eq!(op("assert 6 not in s.values"), Some((Op::NotIn, "not in".into())));
+    assert_eq!(op("assert 6 not  in s.values"), Some((Op::NotIn, "not  in".into())));
+    assert_eq!(op("assert s.a in(s.values)"), Some((Op::In, "in".into())));
+    // A key or an id that begins with the word is a path.
+    assert!(parse_claim("assert 6 inside s.values", 0, 0..10).is_err());
+    assert!(parse_claim("assert 6 not s.values", 0, 0..10).is_err());
+    assert!(parse_claim("assert 6 in", 0, 0..10).is_err());
+    assert!(matches!(op("assert in.x == 1"), Some((Op::Eq, _))));
+    // A checked claim states a value; membership is for asserts.
+    assert!(parse_claim("s.a in s.l = true", 0, 0..10).is_err());
+}
+
+#[test]
+fn the_certificate_shows_the_value_in_the_stated_form_beside_the_exact_one() {
+    let shown = |claim: &str| {
+        let (_, r, _) = one(&format!("{claim}\n"));
+        (r.exact, r.in_form)
+    };
+    let s = |x: &str| Some(x.to_string());
+    for (claim, exact, in_form) in [
+        ("{{ u.dk = one in seven }}", "298 of 2,001", s("≈ 1 in 6.7, ≈ 14.9 %")),
+        ("{{ u.dk = One in seven }}", "298 of 2,001", s("≈ 1 in 6.7, ≈ 14.9 %")),
+        ("{{ u.dk = one in six }}", "298 of 2,001", s("≈ 1 in 6.7, ≈ 14.9 %")),
+        ("{{ u.dk = 1 in 250 }}", "298 of 2,001", s("≈ 1 in 7, ≈ 14.9 %")),
+        ("{{ s.share = one in eight }}", "1 of 8", s("= 1 in 8.0, = 12.5 %")),
+        ("{{ u.dk = a seventh }}", "298 of 2,001", s("≈ 14.9 %; a seventh is 14.3 %")),
+        ("{{ u.dk = Two in thirteen }}", "298 of 2,001", s("≈ 14.9 %; two in thirteen is 15.4 %")),
+        ("{{ u.q = three tenths }}", "0.3", s("= 30.0 %; three tenths is 30.0 %")),
+        ("{{ u.dk = 14.9 per cent }}", "298 of 2,001", s("≈ 14.89 %")),
+        ("{{ u.dk = 15% }}", "298 of 2,001", s("≈ 14.9 %")),
+        ("{{ s.share = 12.5% }}", "1 of 8", s("= 12.50 %")),
+        ("{{ u.dk = 0.15 }}", "298 of 2,001", s("≈ 0.149")),
+        ("{{ u.mean = 5.06 }}", "5.063468265867066", s("≈ 5.063")),
+        ("{{ u.q = 0.3 }}", "0.3", s("= 0.30")),
+        ("{{ u.dk = 298/2001 }}", "298 of 2,001", s("= 298/2001")),
+        ("{{ u.dk = 596/4002 }}", "298 of 2,001", s("= 298/2001")),
+        // The exact value is already in the stated form.
+        ("{{ s.r + 1 = 7/2 }}", "7/2", None),
+        ("{{ u.mean = 10132/2001 }}", "5.063468265867066", None),
+        ("{{ u.dk = 298 of 2,001 }}", "298 of 2,001", None),
+        ("{{ s.a = fifty-five }}", "55", None),
+        ("{{ s.a = 55.0 }}", "55", None),
+        ("{{ s.list = 1, 2 and 3 }}", "[1, 2, 3]", None),
+        ("{{ s.span = 2 to 9 }}", "2 to 9", None),
+        ("{{ s.yes = true }}", "true", None),
+        ("{{ u.code = 0.07 }}", "\"0.07\"", None),
+        ("{{ s.neg / 6 = one in two }}", "−3 of 6", None),
+        ("{{ s.a - 55 = 0 of 1 }}", "0", None),
+        ("{{ (s.a - 55) / s.a = 0 of 55 }}", "0 of 55", None),
+        ("{{ s.share - 1/8 = one in two }}", "0", None),
+    ] {
+        assert_eq!(shown(claim), (s(exact), in_form), "{claim}");
+    }
+    // An interpolation states no form.
+    assert_eq!(shown("{{ u.dk }}"), (s("298 of 2,001"), None));
 }

@@ -233,16 +233,17 @@ fn claim_html(i: usize, r: &ClaimReport) -> String {
 }
 
 /// A claim's certificate: which census call certifies it, the path (or expression) read,
-/// and the exact value computed.
+/// the exact value computed, and that value in the stated form (`≈ 1 in 6.7, ≈ 14.9 %`).
 fn certificate(id: &str, r: &ClaimReport) -> String {
     let census = match (&r.census, &r.census_id) {
         (Some(c), Some(i)) => format!("<b>{}</b> ({})", escape(c), escape(i)),
         _ => "<b>none bound</b>".to_string(),
     };
     let value = r.exact.as_deref().unwrap_or("not computed");
+    let in_form = r.in_form.as_deref().map(|f| format!(" <span class=\"cert-form\">{}</span>", escape(f))).unwrap_or_default();
     format!(
         "<span class=\"certificate\" role=\"tooltip\" id=\"{id}\"><span class=\"cert-census\">census {census}</span> \
-         <span class=\"cert-path\">path <code>{}</code></span> <span class=\"cert-value\">value <b>{}</b></span></span>",
+         <span class=\"cert-path\">path <code>{}</code></span> <span class=\"cert-value\">value <b>{}</b></span>{in_form}</span>",
         escape(&r.path),
         escape(value)
     )

@@ -69,6 +69,7 @@ impl Val {
     fn number(&self) -> Option<(Q, Option<(BigInt, BigInt)>)> {
         match self.computed() {
             Computed::Number(q, share) => Some((q, share)),
+            Computed::Float(q) => Some((q, None)),
             _ => None,
         }
     }
@@ -109,6 +110,8 @@ pub fn exact_text(c: &Computed) -> String {
         }
         Computed::List(l) => format!("[{}]", l.iter().map(exact_text).collect::<Vec<_>>().join(", ")),
         Computed::Bool(b) => b.to_string(),
+        Computed::Float(q) => forms::float_text(q),
+        Computed::Text(s) => format!("{s:?}"),
         Computed::Other(s) => s.clone(),
     }
 }
@@ -270,10 +273,13 @@ impl Env<'_> {
         Some((r, shown))
     }
 
-    fn compare(&mut self, op: Op, a: &Expr, b: &Expr, _at: &Range<usize>) -> Option<Shown> {
+    fn compare(&mut self, op: Op, a: &Expr, b: &Expr, at: &Range<usize>) -> Option<Shown> {
         // Both sides are evaluated before either is judged, so errors come left to right.
         let (x, y) = (self.eval_shown(a), self.eval_shown(b));
         let (x, y) = (x?, y?);
+        if matches!(op, Op::In | Op::NotIn) {
+            return self.member(op, a, x, y, at);
+        }
         let (x, y) = (self.operand(a, x), self.operand(b, y));
         let ((p, ps), (q, qs)) = (x?, y?);
         let holds = match op {
@@ -283,8 +289,40 @@ impl Env<'_> {
             Op::Le => p <= q,
             Op::Gt => p > q,
             Op::Ge => p >= q,
+            Op::In | Op::NotIn => return None,
         };
         Some((Val::Bool(holds), format!("{ps} {} {qs}", op.as_str())))
+    }
+
+    /// `x in y` (`x not in y`, when `op` is [`Op::NotIn`]): the number `x` (true counts as
+    /// 1, false as 0, as in comparisons) is equal to an element of the list `y`. A right
+    /// side that is not a list, or a list holding anything but numbers and true/false, is
+    /// `type-mismatch` at the operator `at`.
+    fn member(&mut self, op: Op, a: &Expr, x: Shown, (y, _): Shown, at: &Range<usize>) -> Option<Shown> {
+        let left = self.operand(a, x);
+        let word = op.as_str();
+        let Val::Json(Value::Array(items)) = &y else {
+            let hint = match y.computed() {
+                Computed::Range(..) => "for a range {min, max}, compare with its ends: s.r.min <= x and x <= s.r.max",
+                _ => "`in` looks in a list: {{ assert 6 not in s.values }}",
+            };
+            return self.fail(Code::TypeMismatch, at, format!("`{word}` needs a list on its right, not {}", y.kind()), hint);
+        };
+        let mut elements = Vec::with_capacity(items.len());
+        for (i, v) in items.iter().enumerate() {
+            let v = Val::Json(v.clone());
+            match v.truth().map(|t| Q::int(t as u8)).or_else(|| v.number().map(|(q, _)| q)) {
+                Some(q) => elements.push(q),
+                None => {
+                    let message = format!("`{word}` compares numbers, and element [{i}] of the list is {}", v.kind());
+                    return self.fail(Code::TypeMismatch, at, message, "look for a number in a list of numbers, or index into the list");
+                }
+            }
+        }
+        let (p, ps) = left?;
+        let found = elements.contains(&p);
+        let list = super::short(exact_text(&y.computed()));
+        Some((Val::Bool(found == (op == Op::In)), format!("{ps} {word} {list}")))
     }
 
     /// The value `(v, shown)` of the side `e` of a comparison as a number (true is 1,

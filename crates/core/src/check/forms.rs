@@ -12,7 +12,9 @@
 //! | list | `1, 4, 4, 8 and 10` | a list of equal length, element by element |
 //! | one in N | `one in seven`, `1 in 250` | 1/value rounds to N at the precision N is written with, and the value is within 5 % of 1/N |
 //! | ratio words | `a third`, `two thirds`, `half`, `two in five` | p/q is a closest fraction to the value among denominators ≤ q, and within 5 % of it |
+//! | fraction | `10132/2001`, `−1/2`, `4/8` | a number, reduced (`4/8` is `1/2`): equal to an exact value; against a floating-point result, the double nearest the fraction is that result |
 //! | truth | `true`, `false` | equal |
+//! | text | anything, against a text result | the same text, exactly |
 //!
 //! A stated number has at most [`MAX_DIGITS`] digits; a longer one is refused, never
 //! truncated. The ratio rules are in [`super::ratio`]; the guide's "Stated forms" table (`docs/guide/essays/claims.md`)
@@ -43,6 +45,10 @@ pub enum Form {
     RatioWords(Fraction),
     /// `true` or `false`.
     Truth(bool),
+    /// `a/b`: the number a/b (reduced; `b > 0`) and the minus sign written, if any.
+    Fraction(Q, Option<char>),
+    /// Any text, stated for a text result: compared exactly.
+    Text(String),
 }
 
 /// A computed value, as the checker sees it.
@@ -56,7 +62,12 @@ pub enum Computed {
     List(Vec<Computed>),
     /// A boolean.
     Bool(bool),
-    /// Anything else (a string, a map): not checkable against a stated number.
+    /// A JSON number that is not an integer: a binary floating-point value, held as the
+    /// exact value of the shortest decimal that reads back as it (`0.1` is 1/10).
+    Float(Q),
+    /// A JSON string: checkable only as text, exactly.
+    Text(String),
+    /// Anything else (a map, null): not checkable against a stated value.
     Other(String),
 }
 
@@ -73,7 +84,7 @@ impl Computed {
             J::Number(n) => match json_int(v) {
                 Some(i) => Computed::Number(Q::int(i), None),
                 None => match parse_decimal(&n.to_string()) {
-                    Some(q) => Computed::Number(q, None),
+                    Some(q) => Computed::Float(q),
                     None => Computed::Other(n.to_string()),
                 },
             },
@@ -94,7 +105,7 @@ impl Computed {
                 }
                 Computed::Other(serde_json::to_string(v).unwrap_or_default())
             }
-            J::String(s) => Computed::Other(format!("{s:?}")),
+            J::String(s) => Computed::Text(s.clone()),
             J::Null => Computed::Other("null".into()),
         }
     }
@@ -109,7 +120,17 @@ impl Computed {
             Computed::Range(a, b) => format!("{a} to {b}"),
             Computed::List(l) => format!("[{}]", l.iter().map(|c| c.display()).collect::<Vec<_>>().join(", ")),
             Computed::Bool(b) => b.to_string(),
+            Computed::Float(q) => float_text(q),
+            Computed::Text(s) => format!("{s:?}"),
             Computed::Other(s) => s.clone(),
+        }
+    }
+
+    /// The number, for a number of any kind (a share, a fraction, an integer, a float).
+    pub fn number(&self) -> Option<&Q> {
+        match self {
+            Computed::Number(q, _) | Computed::Float(q) => Some(q),
+            _ => None,
         }
     }
 
@@ -122,9 +143,27 @@ impl Computed {
             Computed::Range(..) => "a range {min, max}".into(),
             Computed::List(l) => format!("a list of {}", l.len()),
             Computed::Bool(_) => "true/false".into(),
+            Computed::Float(_) => "a floating-point number".into(),
+            Computed::Text(_) => "text".into(),
             Computed::Other(_) => "something that is not a number".into(),
         }
     }
+
+    /// The value with a float read as the exact number of its decimal: how every form but
+    /// a fraction sees it.
+    fn exact(&self) -> Computed {
+        match self {
+            Computed::Float(q) => Computed::Number(q.clone(), None),
+            Computed::List(l) => Computed::List(l.iter().map(Computed::exact).collect()),
+            c => c.clone(),
+        }
+    }
+}
+
+/// A float's value as JSON wrote it: the shortest decimal that reads back as the same
+/// double (`0.07`, `5.063468265867066`).
+pub fn float_text(q: &Q) -> String {
+    q.to_f64().to_string()
 }
 
 /// A stated list: "1, 4 and 10", "1, 4, and 10", "3 and 5", or a lone number. A phrase that
@@ -162,6 +201,50 @@ fn parse_percent(t: &str) -> Option<Form> {
     None
 }
 
+/// A stated fraction `a/b`: `a` an integer in digits (grouped or not, `-` or `−` before a
+/// negative), `b` one above zero, no space about the `/`. `None` for anything else,
+/// including `1/0`, `1/`, `/2`, `1/2/3`, `0.5/2` and words.
+fn parse_fraction(t: &str) -> Option<Form> {
+    let (a, b) = t.split_once('/')?;
+    if a != a.trim() || b != b.trim() {
+        return None;
+    }
+    let (a, b) = (parse_num(a)?, parse_num(b)?);
+    let digits = |n: &Num| matches!(n.style, NumStyle::Digits { .. });
+    if !digits(&a) || !digits(&b) || b.value.is_negative() {
+        return None;
+    }
+    let minus = match a.style {
+        NumStyle::Digits { minus, .. } if a.value.is_negative() => Some(minus),
+        _ => None,
+    };
+    let q = (&a.value / &b.value)?;
+    Some(Form::Fraction(q, minus))
+}
+
+/// Why `text`, which no form reads, is no fraction, when it looks like one: a `/` with a
+/// side missing, or a zero denominator.
+pub fn fraction_problem(text: &str) -> Option<&'static str> {
+    let (a, b) = text.trim().split_once('/')?;
+    if a.trim().is_empty() || b.trim().is_empty() {
+        Some("a fraction needs a numerator and a denominator: write `1/8`")
+    } else if parse_num(b).is_some_and(|n| n.value.is_zero()) {
+        Some("a fraction's denominator is above zero")
+    } else {
+        Some("a fraction is two integers in digits, `a/b`, with no space about the `/`")
+    }
+}
+
+/// Parse `text` as a stated value for the computed value `c`: against text, any text is
+/// stated text (compared exactly); otherwise as [`parse_stated`] reads it, lists when `c`
+/// is a list. `None` when no form fits.
+pub fn parse_stated_for(text: &str, c: &Computed) -> Option<Form> {
+    match c {
+        Computed::Text(_) => Some(Form::Text(text.trim().to_string())),
+        _ => parse_stated(text, matches!(c, Computed::List(_))),
+    }
+}
+
 /// Parse `text` as a stated value. `want_list`: the path gives a list, so "1, 4 and 10"
 /// (and a lone number) are read as lists. `None` when no form fits.
 pub fn parse_stated(text: &str, want_list: bool) -> Option<Form> {
@@ -178,6 +261,9 @@ pub fn parse_stated(text: &str, want_list: bool) -> Option<Form> {
     }
     if let Some(n) = parse_num(t) {
         return Some(Form::Number(n));
+    }
+    if let Some(f) = parse_fraction(t) {
+        return Some(f);
     }
     if let Some(f) = ratio::parse(t) {
         return Some(Form::RatioWords(f));
@@ -238,6 +324,15 @@ fn verdict(b: bool) -> Verdict {
 /// shape it describes: "N of M" a share, "A to B" a range, a list a list.
 pub fn check(form: &Form, c: &Computed) -> Verdict {
     match (form, c) {
+        // A float is the double nearest the stated fraction (num-rational's conversion is
+        // correctly rounded, half to even), or it is not that fraction.
+        (Form::Fraction(q, _), Computed::Float(f)) => verdict(q.to_f64() == f.to_f64()),
+        (Form::Fraction(q, _), Computed::Number(v, _)) => verdict(q == v),
+        (Form::Text(t), Computed::Text(s)) => verdict(t == s),
+        (Form::Text(_), _) => Verdict::WrongShape(format!("text is stated for text; this path gives {}", c.kind())),
+        (_, Computed::Text(_)) => Verdict::WrongShape("the path gives text; state it as written".into()),
+        (_, Computed::Float(q)) => check(form, &Computed::Number(q.clone(), None)),
+        (_, Computed::List(_)) if c.exact() != *c => check(form, &c.exact()),
         (Form::Number(n), Computed::Number(v, _)) => verdict(num_matches(n, v)),
         // A count is no share: "8400%" of 84 positions, or "a third" of one, is a slip.
         (Form::Percent(..) | Form::RatioWords(..), Computed::Number(v, None)) if v.is_integer() => Verdict::WrongShape(
@@ -270,6 +365,7 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
             Verdict::WrongShape("the path gives something that is not a number; extend the path to a number inside it".into())
         }
         (Form::Truth(_), _) => Verdict::WrongShape("true/false was stated but the path gives a number".into()),
+        (Form::Fraction(..), _) => Verdict::WrongShape(format!("a fraction states a number; this path gives {}", c.kind())),
         (_, Computed::Bool(_)) => Verdict::WrongShape("the path gives true/false; state `true` or `false`, or use {{ assert … }}".into()),
     }
 }
@@ -299,6 +395,16 @@ fn bless_decimal(n: &Num, v: &Q, whole: u32) -> Result<String, String> {
 /// value (for instance "a third" when the share is 3/5).
 pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
     match (form, c) {
+        (Form::Fraction(..), Computed::Float(_)) => {
+            Err("the census gives a floating-point number, which no fraction states exactly: state it as a decimal".into())
+        }
+        (Form::Fraction(_, minus), Computed::Number(v, _)) => {
+            let sign = if v.is_negative() { minus.unwrap_or('−').to_string() } else { String::new() };
+            Ok(format!("{sign}{}/{}", v.numer().magnitude(), v.denom()))
+        }
+        (Form::Text(_), Computed::Text(s)) => Ok(s.clone()),
+        (_, Computed::Float(q)) => bless(form, &Computed::Number(q.clone(), None)),
+        (_, Computed::List(_)) if c.exact() != *c => bless(form, &c.exact()),
         (Form::Number(n), Computed::Number(v, _)) => bless_decimal(n, v, 1),
         (Form::Percent(n, suffix), Computed::Number(v, _)) => Ok(format!("{}{suffix}", bless_decimal(n, v, 100)?)),
         (Form::OfTotal(a, b, j), Computed::Number(_, Some((num, den)))) => {
@@ -327,6 +433,33 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
         (Form::RatioWords(f), Computed::Number(v, _)) => ratio::bless(f, v),
         (Form::Truth(_), Computed::Bool(b)) => Ok(b.to_string()),
         _ => Err("the stated form does not fit the computed value".into()),
+    }
+}
+
+/// The computed value `c` in the stated form, for a reader's certificate beside the exact
+/// value (which `expr::exact_text` gives): what the author's rounding or wording
+/// stood for. `None` when the exact value is already in that form (integers, words, `N of
+/// M`, ranges, lists, truth, text, a fraction against a fraction) or the form says nothing
+/// of this value.
+///
+/// | stated | computed | shown |
+/// |---|---|---|
+/// | `one in seven` | 298 of 2,001 | `≈ 1 in 6.7, ≈ 14.9 %` |
+/// | `a third` | 34 of 100 | `= 34.0 %; a third is 33.3 %` |
+/// | `17.0 per cent` | 27,215 of 159,728 | `≈ 17.04 %` |
+/// | `0.15` | 298 of 2,001 | `≈ 0.149` |
+/// | `298/2001` | 298 of 2,001 | `= 298/2001` |
+///
+/// A percentage or decimal shows one place more than written; "one in N" and other ratio
+/// words as [`ratio::in_form`] says.
+pub fn in_form(form: &Form, c: &Computed) -> Option<String> {
+    let v = c.number()?;
+    match (form, c) {
+        (Form::RatioWords(f), _) => ratio::in_form(f, v),
+        (Form::Percent(n, _), _) => Some(format!("{} %", ratio::approx(&(v * &Q::int(100)), n.decimals() + 1))),
+        (Form::Number(n), _) if matches!(n.style, NumStyle::Decimal(_)) && !v.is_integer() => Some(ratio::approx(v, n.decimals() + 1)),
+        (Form::Fraction(..), Computed::Number(_, Some(_))) => Some(format!("= {}/{}", v.numer(), v.denom())),
+        _ => None,
     }
 }
 

@@ -92,6 +92,10 @@ pub struct ClaimReport {
     /// `1/8`, `1,001`); see [`expr::exact_text`].
     #[serde(skip)]
     pub exact: Option<String>,
+    /// The value in the form the author stated (`≈ 1 in 6.7, ≈ 14.9 %` for "one in
+    /// seven"), shown after the exact value; see [`forms::in_form`].
+    #[serde(skip)]
+    pub in_form: Option<String>,
 }
 
 fn value_diag(essay: &Essay, path: &Path, span: Range<usize>, e: &resolve::ResolveError, bound: &Bound) -> Diagnostic {
@@ -190,11 +194,11 @@ fn check_expr(
     };
     r.stated = Some(stated.clone());
     r.stated_span = Some(stated_span.clone());
-    let want_list = matches!(c, Computed::List(_));
-    let Some(form) = forms::parse_stated(stated, want_list) else {
+    let Some(form) = forms::parse_stated_for(stated, &c) else {
         diags.push(unreadable(essay, stated, stated_span, &shown));
         return;
     };
+    r.in_form = forms::in_form(&form, &c);
     match forms::check(&form, &c) {
         Verdict::Pass => r.status = Status::Pass,
         Verdict::Disagrees => {
@@ -256,13 +260,15 @@ fn unreadable(essay: &Essay, stated: &str, span: &Range<usize>, shown: &str) -> 
         format!("a number of more than {} digits is refused, never cut short", forms::MAX_DIGITS)
     } else if stated.trim_end().ends_with('.') && stated.trim_end().trim_end_matches('.').ends_with(|c: char| c.is_ascii_digit()) {
         "a trailing point states no precision: write `2` or `2.0`".to_string()
+    } else if let Some(why) = forms::fraction_problem(stated) {
+        why.to_string()
     } else {
         "unreadable stated value".to_string()
     };
     Diagnostic::error(Code::UnreadableStated, &essay.file, span.clone(), format!("cannot read `{stated}` as a number"))
         .with_label(label)
         .with_hint(format!(
-            "the census gives {shown}; state it as digits (1,001), words (fifty-five), a decimal or percentage, `N of M`, `A to B`, a list, or a ratio (a third, two in five)"
+            "the census gives {shown}; state it as digits (1,001), words (fifty-five), a decimal or percentage, a fraction (1/8), `N of M`, `A to B`, a list, or a ratio (a third, two in five)"
         ))
 }
 
@@ -382,6 +388,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
             stated_span: None,
             html_text: String::new(),
             exact: None,
+            in_form: None,
         };
         match &claim.kind {
             ClaimKind::Plain { text } => {

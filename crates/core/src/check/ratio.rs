@@ -20,7 +20,7 @@
 use num_bigint::BigInt;
 use num_traits::One;
 
-use super::num::{capitalise, is_false_extreme, parse_num, write_num, Num, NumStyle};
+use super::num::{capitalise, is_false_extreme, parse_num, write_decimal, write_num, Num, NumStyle};
 use super::rational::{simplest_between, ten_to, Q};
 use super::words;
 
@@ -130,6 +130,41 @@ pub fn passes(f: &Fraction, v: &Q) -> bool {
         RatioStyle::In(..) if f.p.is_one() => reciprocal_rounds_to(v, &f.q),
         _ => is_closest(v, &s, &f.q),
     }
+}
+
+/// The value `v` read in the form of `f`, for a reader's certificate: for "one in N",
+/// `≈ 1 in R, P %` with R = 1/`v` one decimal finer than N is read at (to the tenth for
+/// "one in seven", the unit for "1 in 250") and P the percentage to the tenth; for any
+/// other ratio, `≈ P %` and the percentage the ratio stands for (`a third is 33.3 %`).
+/// `=` in place of `≈` when the figure is exact. `None` for a negative value, and for
+/// "one in N" against zero (no reciprocal).
+pub fn in_form(f: &Fraction, v: &Q) -> Option<String> {
+    if v.is_negative() {
+        return None;
+    }
+    let percent = approx(&(v * &Q::int(100)), 1);
+    if matches!(f.style, RatioStyle::In(..)) && f.p.is_one() {
+        let places = if reading_unit(&f.q).is_one() { 1 } else { 0 };
+        let r = v.recip()?;
+        return Some(format!("{} 1 in {}, {percent} %", approx_sign(&r, places), write_decimal(&r, places)));
+    }
+    let s = Q::new(f.p.clone(), f.q.clone())?;
+    let words = write(f)?.to_lowercase();
+    Some(format!("{percent} %; {words} is {} %", write_decimal(&(&s * &Q::int(100)), 1)))
+}
+
+/// `≈` when `v` at `places` decimals is not exactly `v`, else `=`.
+pub fn approx_sign(v: &Q, places: u32) -> &'static str {
+    if (v * &Q::pow10(places)).is_integer() {
+        "="
+    } else {
+        "≈"
+    }
+}
+
+/// `v` at `places` decimals (half to even), after its sign: `≈ 14.9` or `= 12.5`.
+pub fn approx(v: &Q, places: u32) -> String {
+    format!("{} {}", approx_sign(v, places), write_decimal(v, places))
 }
 
 /// The text of `f` in its style; `None` when the style cannot say it (no ordinal word for

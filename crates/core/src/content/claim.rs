@@ -8,7 +8,7 @@
 //! or       = and ( "or" and )*
 //! and      = not ( "and" not )*
 //! not      = "not" not | compare
-//! compare  = sum ( ( "==" | "!=" | "<=" | ">=" | "<" | ">" ) sum )?
+//! compare  = sum ( ( "==" | "!=" | "<=" | ">=" | "<" | ">" | "in" | "not" "in" ) sum )?
 //! sum      = term ( ( "+" | "-" | "−" ) term )*
 //! term     = unary ( ( "*" | "×" | "/" | "÷" ) unary )*
 //! unary    = ( "-" | "−" ) unary | atom
@@ -87,6 +87,10 @@ pub enum Op {
     Gt,
     /// `>=`
     Ge,
+    /// `in`: the left side is an element of the list on the right.
+    In,
+    /// `not in`: it is not.
+    NotIn,
 }
 
 impl Op {
@@ -99,6 +103,8 @@ impl Op {
             Op::Le => "<=",
             Op::Gt => ">",
             Op::Ge => ">=",
+            Op::In => "in",
+            Op::NotIn => "not in",
         }
     }
 }
@@ -603,10 +609,27 @@ impl<'a> Parser<'a> {
         let left = self.sum()?;
         self.skip();
         let Some((tok, op)) = COMPARISONS.iter().find(|(t, _)| self.rest().starts_with(t)) else {
-            return Ok(left);
+            return self.member(left);
         };
         let at = self.take(tok).unwrap_or_default();
         Ok(Expr::Compare(*op, Box::new(left), Box::new(self.sum()?), at))
+    }
+
+    /// `left in sum` or `left not in sum` when one follows, else `left`.
+    fn member(&mut self, left: Expr) -> Result<Expr, ClaimSyntaxError> {
+        let before = (self.i, self.end);
+        let (op, at) = if let Some(at) = self.word("in") {
+            (Op::In, at)
+        } else if let Some(not) = self.word("not") {
+            let Some(at) = self.word("in") else {
+                (self.i, self.end) = before;
+                return Ok(left);
+            };
+            (Op::NotIn, not.start..at.end)
+        } else {
+            return Ok(left);
+        };
+        Ok(Expr::Compare(op, Box::new(left), Box::new(self.sum()?), at))
     }
 
     fn sum(&mut self) -> Result<Expr, ClaimSyntaxError> {
