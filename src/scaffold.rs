@@ -295,7 +295,7 @@ mod tests {
             },
             None,
         );
-        let errors: Vec<String> = run.diags.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
+        let errors: Vec<String> = run.diags.iter().map(|d| format!("{:?}: {}", d.origin, d.message)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
         let strict = countersign_core::strict::findings::<std::collections::BTreeMap<String, countersign_core::check::Bound>>(
             &run.loaded.essays,

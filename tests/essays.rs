@@ -111,7 +111,7 @@ fn the_real_site_passes_and_every_claim_is_load_bearing() {
             let caught = reports[j].status == Status::Fail
                 && diags.iter().any(|d| {
                     let line = countersign_core::diag::line_col(&essay.source, d.span.start).0;
-                    d.file == essay.file && (report.line..=last_line).contains(&line)
+                    d.origin.file() == Some(essay.file.as_str()) && (report.line..=last_line).contains(&line)
                 });
             if !caught {
                 survivors.push(format!("{}:{}: `{}` → `{replacement}` still passes", essay.file, report.line, report.text));

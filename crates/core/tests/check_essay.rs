@@ -58,7 +58,7 @@ fn diagnosed(body: &str) -> (ClaimReport, Code, String, String, String, Vec<Stri
     let (e, r, mut diags) = one(body);
     assert_eq!(diags.len(), 1, "{body}: {diags:?}");
     let d = diags.pop().unwrap();
-    assert_eq!(d.file, "essays/e.md");
+    assert_eq!(d.origin.file(), Some("essays/e.md"));
     assert!(d.is_error());
     let under = e.source[d.span.clone()].to_string();
     (r, d.code, under, d.message, d.label, d.notes)
