@@ -263,7 +263,7 @@ fn the_earlier_versions_ledger_is_honest() {
                     continue;
                 };
                 let reports = &run.checked.as_ref().unwrap().reports[i];
-                match reports.iter().find(|r| r.kind == "check" && r.path == path) {
+                match reports.iter().find(|r| r.kind == countersign_core::check::ReportKind::Check && r.path == path) {
                     None => problems.push(format!("{at}: essays/{file} has no claim on `{path}`")),
                     Some(r) => {
                         if r.status != Status::Pass {

@@ -214,7 +214,7 @@ fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(us
 fn claim_html(i: usize, r: &ClaimReport) -> String {
     match r.status {
         Status::Plain => escape(&r.html_text),
-        _ if r.kind == "assert" => String::new(),
+        _ if r.kind == countersign_core::check::ReportKind::Assert => String::new(),
         _ => {
             let text = escape(&r.html_text);
             let class = match r.status {
@@ -1018,7 +1018,7 @@ fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Bytes)>) ->
     let claims: Vec<PublishedClaim> = input
         .reports
         .iter()
-        .filter(|r| r.kind != "plain")
+        .filter(|r| r.kind != countersign_core::check::ReportKind::Plain)
         .map(|r| PublishedClaim {
             line: r.line,
             path: &r.path,
