@@ -295,7 +295,7 @@ mod tests {
             },
             None,
         );
-        let errors: Vec<String> = run.diags.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
+        let errors: Vec<String> = run.diags.iter().map(|d| format!("{:?}: {}", d.origin, d.message)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
         let strict = countersign_core::strict::findings::<std::collections::BTreeMap<String, countersign_core::check::Bound>>(
             &run.loaded.essays,
@@ -303,18 +303,21 @@ mod tests {
         );
         assert!(strict.is_empty(), "{:?}", strict.iter().map(|d| &d.message).collect::<Vec<_>>());
         let reports = &run.checked.as_ref().expect("checked").reports[0];
-        assert!(reports.iter().filter(|r| r.kind == "check").count() >= 3);
+        assert!(reports.iter().filter(|r| r.kind == countersign_core::check::ReportKind::Check).count() >= 3);
         let out = run.output.expect("output");
         let page = String::from_utf8(out.files.get("first-essay/index.html").expect("essay page").to_vec()).expect("utf-8");
         assert!(page.contains("href=\"#calls-small\""), "claims link to provenance");
         assert!(page.contains("id=\"ref-welter1954\""), "the citation is listed");
         assert!(out.files.contains_key("welter/index.html") && out.files.contains_key("feed.xml"));
         // The site's own census ran (Python is needed) and certified its claims.
-        let site_census = reports.iter().filter(|r| r.kind == "check" && r.census.as_deref() == Some("subtraction.grundy")).count();
+        let site_census = reports
+            .iter()
+            .filter(|r| r.kind == countersign_core::check::ReportKind::Check && r.census.as_deref() == Some("subtraction.grundy"))
+            .count();
         assert_eq!(site_census, 2, "the period and the block are checked by the site census");
         // Every feature once: each stated form, an assert, figures, a labelled equation and
         // a reference to it, a link by title, a footnote, an image beside the essay.
-        let kinds: Vec<&str> = reports.iter().map(|r| r.kind).collect();
+        let kinds: Vec<&str> = reports.iter().map(|r| r.kind.as_str()).collect();
         assert!(kinds.contains(&"assert"), "{kinds:?}");
         let essay = ESSAY;
         for form in [

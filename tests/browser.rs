@@ -109,7 +109,7 @@ fn build(name: &'static str, root: &Path, out: &Path) -> Site {
         &RunOptions { root: root.to_path_buf(), use_cache: true, progress: false, render: true, theme: countersign::THEME, base_url: None },
         None,
     );
-    let errors: Vec<String> = run.diags.iter().filter(|d| d.is_error()).map(|d| format!("{}: {}", d.file, d.message)).collect();
+    let errors: Vec<String> = run.diags.iter().filter(|d| d.is_error()).map(|d| format!("{:?}: {}", d.origin, d.message)).collect();
     assert!(errors.is_empty(), "the {name} site does not build: {errors:#?}");
     let lock = countersign_site::output::lock_output(out, || {}).expect("lock the output folder");
     countersign_site::output::write_atomically(

@@ -113,7 +113,7 @@ fn the_real_site_passes_and_every_claim_is_load_bearing() {
             let caught = reports[j].status == Status::Fail
                 && diags.iter().any(|d| {
                     let line = countersign_core::diag::line_col(&essay.source, d.span.start).0;
-                    d.file == essay.file && (report.line..=last_line).contains(&line)
+                    d.origin.file() == Some(essay.file.as_str()) && (report.line..=last_line).contains(&line)
                 });
             if !caught {
                 survivors.push(format!("{}:{}: `{}` → `{replacement}` still passes", essay.file, report.line, report.text));
@@ -265,7 +265,7 @@ fn the_earlier_versions_ledger_is_honest() {
                     continue;
                 };
                 let reports = &run.checked.as_ref().unwrap().reports[i];
-                match reports.iter().find(|r| r.kind == "check" && r.path == path) {
+                match reports.iter().find(|r| r.kind == countersign_core::check::ReportKind::Check && r.path == path) {
                     None => problems.push(format!("{at}: essays/{file} has no claim on `{path}`")),
                     Some(r) => {
                         if r.status != Status::Pass {

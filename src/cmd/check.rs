@@ -79,7 +79,8 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
 /// refusals and write errors join them.
 fn bless(root: &Path, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
     let (edits, refusals) = countersign_site::bless::plan(reports);
-    diags.retain(|d| !(d.code == Code::ClaimMismatch && edits.iter().any(|e| e.file == d.file && e.span == d.span)));
+    diags
+        .retain(|d| !(d.code == Code::ClaimMismatch && edits.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
     diags.extend(refusals);
     match countersign_site::bless::apply(root, &edits) {
         Ok(done) => {

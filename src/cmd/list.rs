@@ -40,7 +40,7 @@ pub fn text(root: &Path) -> String {
         let _ = writeln!(s, "    sources: {}\n", c.files.join(", "));
     }
     for d in &site.diags {
-        let _ = writeln!(s, "{}: {}: {}", d.file, d.code.as_str(), d.message);
+        let _ = writeln!(s, "{}: {}: {}", d.origin.shown().unwrap_or("countersign"), d.code.as_str(), d.message);
     }
     s
 }

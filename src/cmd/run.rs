@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use countersign_census::{self as census, Ctx, Stop};
 use countersign_core::content::{parse_essay, CensusBlock};
-use countersign_core::diag::{Code, Diagnostic, Sources};
+use countersign_core::diag::{Code, Diagnostic, Origin, Sources};
 use countersign_site::{censuses, pipeline};
 
 use super::{print_diags, Failure, Outcome};
@@ -54,10 +54,18 @@ pub fn run(root: &Path, name: &str, with: &str, json: bool, budget: Option<u64>,
     let at = layout.name_span();
     let started = Instant::now();
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepared.run(&Ctx::new()))) {
-        Err(payload) => fail(Diagnostic::error(Code::CensusPanicked, NAME, at, census::unwind_message(payload.as_ref())), &sources),
+        Err(payload) => fail(
+            Diagnostic::error(Code::CensusPanicked, Origin::Argument(NAME.into()), at, census::unwind_message(payload.as_ref())),
+            &sources,
+        ),
         Ok(Err(Stop::Cancelled)) => Err(Failure::Failed),
         Ok(Err(Stop::Failed(f))) => {
-            let mut d = Diagnostic::error(f.kind.code(), NAME, at, format!("site census `{}` failed: {}", callable.name(), f.message));
+            let mut d = Diagnostic::error(
+                f.kind.code(),
+                Origin::Argument(NAME.into()),
+                at,
+                format!("site census `{}` failed: {}", callable.name(), f.message),
+            );
             for line in &f.stderr_tail {
                 d = d.with_note(format!("stderr | {line}"));
             }
@@ -105,7 +113,7 @@ impl Layout {
     /// whole name for the name in the block's `run:` line, else at the same text of
     /// `--with` (at its start for the rest of the block: its fences and keys).
     fn typed(&self, mut d: Diagnostic) -> Diagnostic {
-        if d.file != FILE {
+        if d.origin != Origin::from(FILE) {
             return d;
         }
         let start = d.span.start;
@@ -114,11 +122,11 @@ impl Layout {
             line.map(|&(in_block, in_with, len)| in_with + at.saturating_sub(in_block).min(len))
         };
         if self.name_in_block.contains(&start) {
-            d.file = NAME.to_string();
+            d.origin = Origin::Argument(NAME.into());
             d.span = self.name_span();
             return d;
         }
-        d.file = WITH.to_string();
+        d.origin = Origin::Argument(WITH.into());
         d.span = match self.with_lines.first() {
             Some(&(first, _, _)) if start + 2 >= first => {
                 let (a, b) = (map(start).unwrap_or(0), map(d.span.end).unwrap_or(0));

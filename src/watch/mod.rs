@@ -276,11 +276,12 @@ fn under_overlay(run: &pipeline::Run, good: &Output) -> Option<Output> {
     let mut out = run.output.clone()?;
     let mut failing = std::collections::BTreeSet::new();
     for d in run.diags.iter().filter(|d| d.is_error()) {
-        let slug = match run.loaded.essays.iter().find(|e| e.file == d.file) {
+        let file = d.origin.file().unwrap_or_default();
+        let slug = match run.loaded.essays.iter().find(|e| e.file == file) {
             Some(e) => e.slug.clone(),
             // An essay that did not parse is not among the loaded ones.
-            None if d.file.starts_with("essays/") && countersign_core::content::essay_name(&d.file) => {
-                countersign_core::content::slug_of(std::path::Path::new(&d.file))
+            None if file.starts_with("essays/") && countersign_core::content::essay_name(file) => {
+                countersign_core::content::slug_of(std::path::Path::new(file))
             }
             None => return None,
         };

@@ -1,4 +1,5 @@
-//! Diagnostics: problems a user can cause, as data with a code, a file and a byte span,
+//! Diagnostics: problems a user can cause, as data with a code, an [`Origin`] (a file, a
+//! command-line argument, the cache or the tool) and a byte span,
 //! rendered like a compiler's (`error[claim-mismatch]: …`, the source line underlined, a
 //! hint saying what to do).
 //!
@@ -238,6 +239,82 @@ pub enum Severity {
     Warning,
 }
 
+/// Where a diagnostic points: a file of the site, an argument of the command line, the
+/// results cache, or nowhere in particular (countersign itself, the site as a whole).
+/// Only a file (or an argument, whose text the CLI adds to [`Sources`]) has source to
+/// show; the others render as a header line with notes. Names are boxed, so that a
+/// [`Diagnostic`] stays small enough to return in a `Result` (clippy's
+/// `result_large_err`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    /// A file, as shown to the user: relative to the site root where possible
+    /// (`essays/e.md`, `countersign.yaml`, `templates/essay.html`).
+    File(Box<str>),
+    /// An argument of the command line, named as the usage line writes it (`NAME`,
+    /// `--with`); its text may be added to [`Sources`] under that name.
+    Argument(Box<str>),
+    /// The results cache, `.countersign-cache/`.
+    Cache,
+    /// countersign itself or the site as a whole: no file to show.
+    Tool,
+}
+
+impl Origin {
+    /// The file's path, for [`Origin::File`]; `None` otherwise.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            Origin::File(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The name its text is kept under in [`Sources`], for a file or an argument.
+    pub fn source_name(&self) -> Option<&str> {
+        match self {
+            Origin::File(n) | Origin::Argument(n) => Some(n),
+            Origin::Cache | Origin::Tool => None,
+        }
+    }
+
+    /// The origin's kind, as the JSON report writes it: `file`, `argument`, `cache`, `tool`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Origin::File(_) => "file",
+            Origin::Argument(_) => "argument",
+            Origin::Cache => "cache",
+            Origin::Tool => "tool",
+        }
+    }
+
+    /// What a rendered diagnostic names as its place when it has no source to show:
+    /// the path, the argument, `.countersign-cache`, or `None` for the tool.
+    pub fn shown(&self) -> Option<&str> {
+        match self {
+            Origin::File(n) | Origin::Argument(n) => Some(n),
+            Origin::Cache => Some(".countersign-cache"),
+            Origin::Tool => None,
+        }
+    }
+}
+
+impl From<&str> for Origin {
+    fn from(path: &str) -> Origin {
+        Origin::File(path.into())
+    }
+}
+
+impl From<String> for Origin {
+    fn from(path: String) -> Origin {
+        Origin::File(path.into())
+    }
+}
+
+impl From<&String> for Origin {
+    fn from(path: &String) -> Origin {
+        Origin::File(path.as_str().into())
+    }
+}
+
 /// One problem at one place.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -245,10 +322,10 @@ pub struct Diagnostic {
     pub severity: Severity,
     /// What kind of problem: what code acting on diagnostics matches.
     pub code: Code,
-    /// The file, as shown to the user (relative to the site root where possible).
-    pub file: String,
-    /// Byte range into the file's text; empty at a point. `0..0` when the whole file is
-    /// meant (or the file could not be read).
+    /// Where: a file, an argument, the cache or the tool.
+    pub origin: Origin,
+    /// Byte range into the origin's text; empty at a point. `0..0` when the whole file is
+    /// meant (or the file could not be read), and for an origin without text.
     pub span: Range<usize>,
     /// One line saying what is wrong.
     pub message: String,
@@ -259,12 +336,12 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// An error of kind `code` at `span` of `file`.
-    pub fn error(code: Code, file: impl Into<String>, span: Range<usize>, message: impl Into<String>) -> Self {
+    /// An error of kind `code` at `span` of `origin` (a `&str` or `String` is a file's path).
+    pub fn error(code: Code, origin: impl Into<Origin>, span: Range<usize>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
-            file: file.into(),
+            origin: origin.into(),
             span,
             message: message.into(),
             label: String::new(),
@@ -272,9 +349,9 @@ impl Diagnostic {
         }
     }
 
-    /// A warning of kind `code` at `span` of `file`.
-    pub fn warning(code: Code, file: impl Into<String>, span: Range<usize>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, file, span, message) }
+    /// A warning of kind `code` at `span` of `origin`.
+    pub fn warning(code: Code, origin: impl Into<Origin>, span: Range<usize>, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, origin, span, message) }
     }
 
     /// The same diagnostic with `label` under the underline.
@@ -568,7 +645,7 @@ impl Sources {
 
     /// `file:line:column` of a diagnostic (line 1, column 1 when the file is unknown).
     pub fn position(&self, d: &Diagnostic) -> (usize, usize) {
-        match self.indexed(&d.file) {
+        match d.origin.source_name().and_then(|n| self.indexed(n)) {
             Some((t, index)) => index.line_col(t, d.span.start),
             None => (1, 1),
         }
@@ -582,8 +659,10 @@ impl Sources {
     pub fn render(&self, diags: &[Diagnostic], color: bool) -> String {
         let mut buf = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
         let config = term::Config::default();
-        let lines: Vec<Option<(&str, usize)>> =
-            diags.iter().map(|d| self.indexed(&d.file).map(|(t, index)| (d.file.as_str(), index.line_col(t, d.span.start).0))).collect();
+        let lines: Vec<Option<(&str, usize)>> = diags
+            .iter()
+            .map(|d| d.origin.source_name().and_then(|n| self.indexed(n).map(|(t, index)| (n, index.line_col(t, d.span.start).0))))
+            .collect();
         let mut totals: std::collections::HashMap<(&str, usize), usize> = std::collections::HashMap::new();
         for at in lines.iter().flatten() {
             *totals.entry(*at).or_default() += 1;
@@ -613,14 +692,16 @@ impl Sources {
             }
             .with_code(d.code.as_str())
             .with_message(shown_text(&d.message));
-            match self.indexed(&d.file) {
-                Some((text, index)) => {
-                    let excerpt = Excerpt::new(&d.file, text, index, &d.span);
+            match d.origin.source_name().and_then(|n| self.indexed(n).map(|t| (n, t))) {
+                Some((name, (text, index))) => {
+                    let excerpt = Excerpt::new(name, text, index, &d.span);
                     let label = Label::primary((), excerpt.span.clone()).with_message(shown_text(&d.label));
                     let _ = term::emit(&mut buf, &config, &excerpt, &cs.with_labels(vec![label]).with_notes(notes));
                 }
                 None => {
-                    notes.insert(0, format!("in {}", shown_text(&d.file)));
+                    if let Some(place) = d.origin.shown() {
+                        notes.insert(0, format!("in {}", shown_text(place)));
+                    }
                     let none = Excerpt { name: String::new(), text: String::new(), line: 1, column: 1, skip: 0, span: 0..0 };
                     let _ = term::emit(&mut buf, &config, &none, &cs.with_notes(notes));
                 }
@@ -687,6 +768,25 @@ mod tests {
         let out = s.render(&[d], false);
         assert!(out.starts_with("error[claim-mismatch]: disagrees"), "{out}");
         assert!(out.contains("e.md:2:5"), "{out}");
+    }
+
+    #[test]
+    fn an_origin_without_a_file_renders_a_header_and_no_source() {
+        let mut s = Sources::new();
+        s.add("e.md", "one\n");
+        s.add("--with", "n: 3");
+        let tool = Diagnostic::error(Code::CensusPanicked, Origin::Tool, 0..0, "a bug");
+        let cache = Diagnostic::warning(Code::CacheEntryBad, Origin::Cache, 0..0, "a bad entry");
+        let arg = Diagnostic::error(Code::BadParams, Origin::Argument("--with".into()), 3..4, "too many");
+        let out = s.render(std::slice::from_ref(&tool), false);
+        assert!(out.starts_with("error[census-panicked]: a bug") && !out.contains("in ") && !out.contains('│'), "{out}");
+        let out = s.render(std::slice::from_ref(&cache), false);
+        assert!(out.contains("in .countersign-cache") && !out.contains('│'), "{out}");
+        let out = s.render(std::slice::from_ref(&arg), false);
+        assert!(out.contains("--with:1:4") && out.contains("n: 3"), "{out}");
+        assert_eq!([tool.origin.file(), cache.origin.file(), arg.origin.file()], [None, None, None]);
+        assert_eq!([tool.origin.kind(), cache.origin.kind(), arg.origin.kind()], ["tool", "cache", "argument"]);
+        assert_eq!(Diagnostic::error(Code::BadDate, "essays/e.md", 0..0, "x").origin, Origin::File("essays/e.md".into()));
     }
 
     #[test]

@@ -182,13 +182,13 @@ pub fn tera_diag(e: &tera::Error, what: &str, site: &SiteFiles) -> Diagnostic {
 fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(usize, usize)>, names: &[String]) -> Diagnostic {
     let read = |f: &str| f.strip_prefix("templates/").filter(|n| site.own_templates.contains(*n)).and_then(|n| site.template(n));
     if let Some((l, c)) = position {
-        if let Some(text) = read(&d.file) {
+        if let Some(text) = d.origin.file().and_then(read) {
             let at = countersign_core::content::offset_of(text, l, c);
             d.span = at..(at + text[at..].chars().next().map_or(0, char::len_utf8)).max(at);
         }
         return d;
     }
-    let mut files = vec![d.file.clone()];
+    let mut files: Vec<String> = d.origin.file().into_iter().map(String::from).collect();
     for n in &site.own_templates {
         let rel = format!("templates/{n}");
         if !files.contains(&rel) {
@@ -198,7 +198,7 @@ fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(us
     for name in names.iter().filter(|n| !n.is_empty()) {
         for f in &files {
             if let Some(at) = read(f).and_then(|t| t.find(name.as_str())) {
-                d.file = f.clone();
+                d.origin = f.into();
                 d.span = at..at + name.len();
                 return d;
             }
@@ -214,7 +214,7 @@ fn place_template_diag(site: &SiteFiles, mut d: Diagnostic, position: Option<(us
 fn claim_html(i: usize, r: &ClaimReport) -> String {
     match r.status {
         Status::Plain => escape(&r.html_text),
-        _ if r.kind == "assert" => String::new(),
+        _ if r.kind == countersign_core::check::ReportKind::Assert => String::new(),
         _ => {
             let text = escape(&r.html_text);
             let class = match r.status {
@@ -1021,7 +1021,7 @@ fn results_json(input: &EssayInput, memo: &mut HashMap<String, (Key, Bytes)>) ->
     let claims: Vec<PublishedClaim> = input
         .reports
         .iter()
-        .filter(|r| r.kind != "plain")
+        .filter(|r| r.kind != countersign_core::check::ReportKind::Plain)
         .map(|r| PublishedClaim {
             line: r.line,
             path: &r.path,
@@ -1271,7 +1271,7 @@ mod tests {
         let (out, diags) = render(&essay, &files);
         assert!(!out.files.contains_key("strings/index.html"));
         let d = diags.iter().find(|d| d.code == Code::TemplateError).expect("a template error");
-        assert_eq!(d.file, "templates/essay.html");
+        assert_eq!(d.origin.file(), Some("templates/essay.html"));
         assert_eq!(&files.template("essay.html").unwrap()[d.span.clone()], "nowhere");
     }
 }

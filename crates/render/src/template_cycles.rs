@@ -232,7 +232,7 @@ mod tests {
     }
 
     fn messages(items: &[(&str, &str)]) -> Vec<String> {
-        find(&list(items)).into_iter().map(|d| format!("{} {:?} {}", d.file, d.span, d.message)).collect()
+        find(&list(items)).into_iter().map(|d| format!("{} {:?} {}", d.origin.file().unwrap(), d.span, d.message)).collect()
     }
 
     #[test]

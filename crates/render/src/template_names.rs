@@ -81,8 +81,8 @@ mod tests {
             .into_iter()
             .map(|d| {
                 assert_eq!(d.code, Code::UnknownTemplate);
-                let text = &l.iter().find(|(n, _)| format!("templates/{n}") == d.file).unwrap().1;
-                (d.file.clone(), text[d.span.clone()].to_string())
+                let text = &l.iter().find(|(n, _)| Some(format!("templates/{n}").as_str()) == d.origin.file()).unwrap().1;
+                (d.origin.file().unwrap().to_string(), text[d.span.clone()].to_string())
             })
             .collect()
     }

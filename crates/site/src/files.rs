@@ -134,8 +134,10 @@ mod tests {
         let (_, essay_diags) = crate::essays::load_dir(d.path(), &d.path().join("essays"));
         diags.extend(essay_diags);
         diags.extend(crate::censuses::load(d.path()).diags);
-        let mut found: Vec<(Code, String, bool)> =
-            diags.iter().map(|x| (x.code, x.file.clone(), x.message.contains("FIFO") || x.message.contains("UTF-8"))).collect();
+        let mut found: Vec<(Code, String, bool)> = diags
+            .iter()
+            .map(|x| (x.code, x.origin.file().unwrap_or_default().to_string(), x.message.contains("FIFO") || x.message.contains("UTF-8")))
+            .collect();
         found.sort_by(|a, b| a.1.cmp(&b.1));
         let want = [
             (Code::NotUtf8, "censuses/c.yaml"),

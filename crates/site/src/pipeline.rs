@@ -19,7 +19,7 @@ use countersign_census::{self as census, Ctx, DynCensus, PrepareError, Prepared,
 use countersign_core::check::{self, Bound, ClaimReport, Status};
 use countersign_core::config::{self, Config};
 use countersign_core::content::{self, offset_of, Essay};
-use countersign_core::diag::{Code, Diagnostic, Sources};
+use countersign_core::diag::{Code, Diagnostic, Origin, Sources};
 use countersign_core::text::count;
 use countersign_render::{Output, Sink, SiteFiles, Theme};
 
@@ -107,12 +107,12 @@ fn load_with(root: &Path, theme: &Theme, units: &mut dyn Units) -> (Loaded, Opti
 /// (an essay that failed to load, a site template). A file that is not UTF-8 is shown
 /// with its bad bytes replaced by U+FFFD, so a diagnostic can still show the line.
 fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic]) {
-    for d in diags {
-        if sources.get(&d.file).is_none() {
-            let path = root.join(&d.file);
+    for file in diags.iter().filter_map(|d| d.origin.file()) {
+        if sources.get(file).is_none() {
+            let path = root.join(file);
             if path.is_file() {
                 if let Ok(b) = crate::source::read_source(&path, crate::source::TEXT_LIMIT) {
-                    sources.add(d.file.clone(), String::from_utf8_lossy(&b).into_owned());
+                    sources.add(file, String::from_utf8_lossy(&b).into_owned());
                 }
             }
         }
@@ -557,7 +557,7 @@ fn cache_hit(cache: &Cache, call: &Call, diags: &Mutex<Vec<Diagnostic>>) -> Opti
             let message = format!("the cached result of `{}` is not trusted: {why}; it is recomputed", call.census.name());
             let note = format!("the entry: .countersign-cache/{}.json", call.key);
             if let Ok(mut d) = diags.lock() {
-                d.push(Diagnostic::warning(Code::CacheEntryBad, ".countersign-cache", 0..0, message).with_note(note));
+                d.push(Diagnostic::warning(Code::CacheEntryBad, Origin::Cache, 0..0, message).with_note(note));
             }
             None
         }
@@ -606,7 +606,7 @@ fn panic_diag(call: &Call, panic: &(dyn std::any::Any + Send)) -> Diagnostic {
     let msg = census::unwind_message(panic);
     Diagnostic::error(
         Code::CensusPanicked,
-        "countersign",
+        Origin::Tool,
         0..0,
         format!("census `{}` failed with {} : {msg}", call.census.name(), serde_json::to_string(&call.prepared.params).unwrap_or_default()),
     )
@@ -761,7 +761,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                         if let Ok(mut d) = diags.lock() {
                             d.push(Diagnostic::warning(
                                 Code::CacheWriteFailed,
-                                ".countersign-cache",
+                                Origin::Cache,
                                 0..0,
                                 format!("cannot store a result in the cache: {e}"),
                             ));

@@ -11,7 +11,8 @@ use countersign_core::diag::Diagnostic;
 pub const VERSION: u32 = 1;
 
 /// The report: `ok`, call statistics, every claim (file, line, column, stated, computed,
-/// census call, status) and every diagnostic (code, file, line, column, message, notes).
+/// census call, status) and every diagnostic (code, origin, file — `null` unless the
+/// origin is a file —, line, column, message, notes).
 pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
     let ok = !diags.iter().any(Diagnostic::is_error);
     let diagnostics: Vec<Value> = diags
@@ -20,7 +21,7 @@ pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
             let (line, column) = run.loaded.sources.position(d);
             json!({
                 "severity": if d.is_error() { "error" } else { "warning" }, "code": d.code,
-                "file": d.file, "line": line, "column": column,
+                "origin": d.origin.kind(), "file": d.origin.file(), "line": line, "column": column,
                 "message": d.message, "label": d.label, "notes": d.notes,
             })
         })

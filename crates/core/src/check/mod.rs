@@ -47,6 +47,38 @@ impl ClaimReport {
     }
 }
 
+/// What a claim does, as [`ClaimReport::kind`] says; written `check`, `assert`,
+/// `interpolate` or `plain` in the JSON report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReportKind {
+    /// `{{ path = stated }}`: a stated value checked against the computed one.
+    Check,
+    /// `{{ assert … }}`: a condition that must hold.
+    Assert,
+    /// `{{ path }}`: a computed value printed, nothing checked.
+    Interpolate,
+    /// Text read as no claim at all (shown as written).
+    Plain,
+}
+
+impl ReportKind {
+    /// The kind as the report writes it: `check`, `assert`, `interpolate`, `plain`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportKind::Check => "check",
+            ReportKind::Assert => "assert",
+            ReportKind::Interpolate => "interpolate",
+            ReportKind::Plain => "plain",
+        }
+    }
+}
+
+impl Serialize for ReportKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// One claim's outcome, for diagnostics, `--bless`, `--format json` and rendering.
 #[derive(Clone, Debug, Serialize)]
 pub struct ClaimReport {
@@ -59,8 +91,8 @@ pub struct ClaimReport {
     /// Byte span of the whole `{{ … }}`.
     #[serde(skip)]
     pub span: Range<usize>,
-    /// `check`, `assert`, `interpolate` or `plain`.
-    pub kind: &'static str,
+    /// What the claim does.
+    pub kind: ReportKind,
     /// The claim's text between the braces.
     pub text: String,
     /// The path (or the assert's expression).
@@ -184,7 +216,7 @@ fn check_expr(
     let shown = short(r.computed.clone().unwrap_or_default());
     r.value = Some(v.clone());
     let Some((stated, stated_span)) = stated_info else {
-        r.kind = "interpolate";
+        r.kind = ReportKind::Interpolate;
         r.status = Status::Interpolated;
         r.html_text = match &c {
             Computed::Number(q, _) if q.is_integer() => rational::group(q.numer()),
@@ -329,7 +361,7 @@ fn check_assert(
     r: &mut ClaimReport,
     diags: &mut Vec<Diagnostic>,
 ) {
-    r.kind = "assert";
+    r.kind = ReportKind::Assert;
     r.path = text.trim_start_matches("assert").trim().to_string();
     certify(bound, expr, r);
     let Some((val, shown)) = evaluate(essay, bound, expr, diags) else { return };
@@ -374,7 +406,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
             line,
             column,
             span: claim.span.clone(),
-            kind: "check",
+            kind: ReportKind::Check,
             text: text.clone(),
             path: String::new(),
             stated: None,
@@ -392,7 +424,7 @@ pub fn check_essay(essay: &Essay, bound: &BTreeMap<String, Bound>) -> (Vec<Claim
         };
         match &claim.kind {
             ClaimKind::Plain { text } => {
-                r.kind = "plain";
+                r.kind = ReportKind::Plain;
                 r.status = Status::Plain;
                 r.html_text = text.clone();
             }

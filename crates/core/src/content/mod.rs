@@ -279,7 +279,7 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     let mut figures: Vec<FigureBlock> = Vec::new();
     let mut claims = front.claims.clone();
     for b in sc.blocks {
-        if b.kind == "census" {
+        if b.kind == scan::BlockKind::Census {
             match crate::yaml::parse::<CensusHead>(&b.content) {
                 Ok((h, ix)) => {
                     if !is_identifier(&h.id) {

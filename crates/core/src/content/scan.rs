@@ -35,11 +35,39 @@ pub fn markdown_options() -> Options {
         | Options::ENABLE_MATH
 }
 
+/// Which directive a fenced block's info string names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// ```` ```census ````: a census call binding an id.
+    Census,
+    /// ```` ```figure ````: a figure drawn from a result.
+    Figure,
+}
+
+impl BlockKind {
+    /// The kind named by a fence's first word (`census`, `figure`), if any.
+    pub fn from_word(word: &str) -> Option<BlockKind> {
+        match word {
+            "census" => Some(BlockKind::Census),
+            "figure" => Some(BlockKind::Figure),
+            _ => None,
+        }
+    }
+
+    /// The word as the fence writes it: `census` or `figure`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockKind::Census => "census",
+            BlockKind::Figure => "figure",
+        }
+    }
+}
+
 /// A fenced block whose info string names a directive (`census` or `figure`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FencedBlock {
-    /// `census` or `figure`.
-    pub kind: String,
+    /// Which directive.
+    pub kind: BlockKind,
     /// Span of the whole block, fences included (offsets into the scanned text).
     pub span: Range<usize>,
     /// The block's content as Markdown sees it (container prefixes removed).
@@ -152,9 +180,9 @@ pub fn scan(text: &str, base: usize) -> Scan {
                         });
                         continue;
                     }
-                    if word == "census" || word == "figure" {
+                    if let Some(kind) = BlockKind::from_word(word) {
                         block = Some(FencedBlock {
-                            kind: word.to_string(),
+                            kind,
                             span: base + range.start..base + range.end,
                             content: String::new(),
                             pieces: Vec::new(),
@@ -834,7 +862,7 @@ mod tests {
         let s = scan(text, 0);
         assert_eq!(s.blocks.len(), 1);
         let b = &s.blocks[0];
-        assert_eq!(b.kind, "census");
+        assert_eq!(b.kind, BlockKind::Census);
         let at = b.content.find("run").unwrap();
         assert_eq!(&text[b.source_offset(at)..b.source_offset(at) + 3], "run");
     }
