@@ -339,49 +339,7 @@ pub fn parse_path(s: &str, base: usize) -> Result<(Path, usize), ClaimSyntaxErro
             Some(b'[') => {
                 let close =
                     s[i..].find(']').map(|c| i + c).ok_or_else(|| err("unclosed `[`", i, "write an index as [3] or a slice as [0..4]"))?;
-                let inner = s[i + 1..close].trim();
-                let num = |t: &str| t.trim().parse::<usize>().ok();
-                // Digits past the largest index (or an inclusive end at it) are their own
-                // error, not "needs two integers" nor, wrapped round, "runs backwards".
-                let too_large = |t: &str| {
-                    t.trim().parse::<usize>().is_err_and(|e| *e.kind() == std::num::IntErrorKind::PosOverflow)
-                        || inner.contains("..=") && num(t) == Some(usize::MAX)
-                };
-                let parts: Vec<&str> = inner.splitn(2, "..").map(|t| t.trim_start_matches('=')).collect();
-                if let Some(t) = parts.iter().find(|t| too_large(t)) {
-                    return Err(err(
-                        &format!("a list index is out of range: {} is larger than any list", t.trim()),
-                        i + 1,
-                        "no list has that many elements; write an index below the list's length",
-                    ));
-                }
-                let step = if let Some((a, b)) = inner.split_once("..") {
-                    let (inclusive, b) = match b.strip_prefix('=') {
-                        Some(b) => (true, b),
-                        None => (false, b),
-                    };
-                    match (num(a), num(b)) {
-                        (Some(a), Some(b)) => {
-                            let end = if inclusive { b + 1 } else { b };
-                            if end < a {
-                                return Err(err("a slice must not run backwards", i, "write [a..b] with a ≤ b"));
-                            }
-                            Step::Slice(a, end)
-                        }
-                        _ => return Err(err("a slice needs two integers", i + 1, "write [a..b] or [a..=b]")),
-                    }
-                } else {
-                    match num(inner) {
-                        Some(n) => Step::Index(n),
-                        None => {
-                            return Err(err(
-                                "a list index must be a non-negative integer",
-                                i + 1,
-                                "write [0] for the first element; use .key for a map key",
-                            ))
-                        }
-                    }
-                };
+                let step = bracket_step(s[i + 1..close].trim(), i, &err)?;
                 steps.push(step);
                 i = close + 1;
             }
@@ -389,6 +347,56 @@ pub fn parse_path(s: &str, base: usize) -> Result<(Path, usize), ClaimSyntaxErro
         }
     }
     Ok((Path { id, steps }, i))
+}
+
+/// The step of one `[…]` of a path: `inner` is the text between the brackets, trimmed;
+/// `i` the offset of `[` in the path's text, which `err` turns into a diagnostic's span.
+/// An index, a slice `a..b` or `a..=b`; an error for anything else, a number past every
+/// list, or a slice running backwards.
+fn bracket_step(inner: &str, i: usize, err: &dyn Fn(&str, usize, &str) -> ClaimSyntaxError) -> Result<Step, ClaimSyntaxError> {
+    let num = |t: &str| t.trim().parse::<usize>().ok();
+    // Digits past the largest index (or an inclusive end at it) are their own
+    // error, not "needs two integers" nor, wrapped round, "runs backwards".
+    let too_large = |t: &str| {
+        t.trim().parse::<usize>().is_err_and(|e| *e.kind() == std::num::IntErrorKind::PosOverflow)
+            || inner.contains("..=") && num(t) == Some(usize::MAX)
+    };
+    let parts: Vec<&str> = inner.splitn(2, "..").map(|t| t.trim_start_matches('=')).collect();
+    if let Some(t) = parts.iter().find(|t| too_large(t)) {
+        return Err(err(
+            &format!("a list index is out of range: {} is larger than any list", t.trim()),
+            i + 1,
+            "no list has that many elements; write an index below the list's length",
+        ));
+    }
+    let step = if let Some((a, b)) = inner.split_once("..") {
+        let (inclusive, b) = match b.strip_prefix('=') {
+            Some(b) => (true, b),
+            None => (false, b),
+        };
+        match (num(a), num(b)) {
+            (Some(a), Some(b)) => {
+                let end = if inclusive { b + 1 } else { b };
+                if end < a {
+                    return Err(err("a slice must not run backwards", i, "write [a..b] with a ≤ b"));
+                }
+                Step::Slice(a, end)
+            }
+            _ => return Err(err("a slice needs two integers", i + 1, "write [a..b] or [a..=b]")),
+        }
+    } else {
+        match num(inner) {
+            Some(n) => Step::Index(n),
+            None => {
+                return Err(err(
+                    "a list index must be a non-negative integer",
+                    i + 1,
+                    "write [0] for the first element; use .key for a map key",
+                ))
+            }
+        }
+    };
+    Ok(step)
 }
 
 /// Parse the text between `{{` and `}}`. `inner` is that text, `base` its byte offset in

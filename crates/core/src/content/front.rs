@@ -105,10 +105,11 @@ fn read_raw(file: &str, source: &str, yaml_start: usize, yaml: &str) -> Result<(
     })
 }
 
-/// Split `source` into front matter and body and parse the front matter. Returns the front
-/// matter and the body's byte range. Errors: no front matter, an unterminated one, bad
-/// YAML, unknown keys, a missing or empty title, a malformed date.
-pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<usize>), Vec<Diagnostic>> {
+/// Where the front matter's YAML starts and ends and the body starts, in bytes of
+/// `source`: the YAML runs from the line after an opening `---` (a byte-order mark before
+/// it allowed) to the next line holding only `---`. Errors: no opening `---`
+/// (`missing-front-matter`), no closing one (`unterminated-front-matter`).
+fn delimit(file: &str, source: &str) -> Result<(usize, usize, usize), Vec<Diagnostic>> {
     let hint = "start the essay with front matter:\n---\ntitle: My essay\n---";
     let first_line_end = source.find('\n').map(|n| n + 1).unwrap_or(source.len());
     let first = source[..first_line_end].trim_end_matches(['\n', '\r']);
@@ -134,6 +135,14 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
             .with_label("opened here")
             .with_hint("close the front matter with a line holding only `---`")]);
     };
+    Ok((yaml_start, yaml_end, body_start))
+}
+
+/// Split `source` into front matter and body and parse the front matter. Returns the front
+/// matter and the body's byte range. Errors: no front matter, an unterminated one, bad
+/// YAML, unknown keys, a missing or empty title, a malformed date.
+pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<usize>), Vec<Diagnostic>> {
+    let (yaml_start, yaml_end, body_start) = delimit(file, source)?;
     let yaml = &source[yaml_start..yaml_end];
     let (raw, ix) = read_raw(file, source, yaml_start, yaml)?;
     let title_span = ix.entry(&["title"]).map_or(0..3, |r| yaml_start + r.start..yaml_start + r.end);

@@ -253,6 +253,110 @@ fn figure_text(
     (inline::strip_markdown(&plain.unwrap_or_else(|_| decoded.to_string())), span)
 }
 
+/// The census block `b` of an essay whose text is `source`, when its YAML reads, its id is
+/// usable and not one of `calls`' already; else its diagnostic in `diags` (and, for YAML
+/// that does not read, the id as far as it could be read in `broken_ids`).
+fn census_block(
+    file: &str,
+    source: &str,
+    b: FencedBlock,
+    calls: &[CensusBlock],
+    diags: &mut Vec<Diagnostic>,
+    broken_ids: &mut Vec<String>,
+) -> Option<CensusBlock> {
+    match crate::yaml::parse::<CensusHead>(&b.content) {
+        Ok((h, ix)) => {
+            if !is_identifier(&h.id) {
+                diags.push(
+                    Diagnostic::error(Code::BadId, file, block_key_span(&b, &ix, "id"), format!("`{}` is not a usable id", h.id))
+                        .with_hint("an id is a name like `small` or `pairs_2`: letters, digits, `_`, `-`"),
+                );
+                return None;
+            }
+            if let Some(prev) = calls.iter().find(|c: &&CensusBlock| c.id == h.id) {
+                let (line, _) = crate::diag::line_col(source, prev.block.span.start);
+                diags.push(
+                    Diagnostic::error(Code::DuplicateId, file, block_key_span(&b, &ix, "id"), format!("duplicate census id `{}`", h.id))
+                        .with_label("bound again here")
+                        .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
+                );
+                return None;
+            }
+            let run_span = block_key_span(&b, &ix, "run");
+            Some(CensusBlock { id: h.id, run: h.run, run_span, block: b })
+        }
+        Err(e) => {
+            diags.push(block_yaml_diag(file, &b, &e, "in this census block"));
+            // The id as far as the YAML could be read, so that claims on it add
+            // no follow-on errors.
+            let ix = crate::yaml::Index::of(&b.content);
+            broken_ids.extend(ix.scalar(&["id"]).filter(|id| is_identifier(id)).map(str::to_string));
+            None
+        }
+    }
+}
+
+/// The figure block `b` of an essay whose text is `source`, when its YAML reads, its
+/// `from:` is a path and its id is usable and not one of `figures`' already; else its
+/// diagnostic in `diags`. Claims in its caption and alt text go into `claims`.
+fn figure_block(
+    file: &str,
+    source: &str,
+    b: FencedBlock,
+    figures: &[FigureBlock],
+    claims: &mut Vec<Claim>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FigureBlock> {
+    match crate::yaml::parse::<FigureHead>(&b.content) {
+        Ok((h, ix)) => {
+            let from_span = block_key_span(&b, &ix, "from");
+            let from = match claim::parse_path(h.from.trim(), from_span.start) {
+                Ok((p, used)) if used == h.from.trim().len() => p,
+                _ => {
+                    diags.push(
+                        Diagnostic::error(Code::BadPath, file, from_span, format!("`{}` is not a path into a result", h.from))
+                            .with_hint("write `from: id` or `from: id.key.key`, where id is a census block's id"),
+                    );
+                    return None;
+                }
+            };
+            if !is_identifier(&h.id) || figures.iter().any(|f| f.id == h.id) {
+                diags.push(
+                    Diagnostic::error(
+                        Code::DuplicateFigureId,
+                        file,
+                        block_key_span(&b, &ix, "id"),
+                        format!("figure id `{}` is not a fresh identifier", h.id),
+                    )
+                    .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
+                );
+                return None;
+            }
+            let plot_span = block_key_span(&b, &ix, "plot");
+            let (caption, caption_span) = figure_text(file, source, (&b, &ix), "caption", &h.caption, claims, diags);
+            let (alt, alt_span) = figure_text(file, source, (&b, &ix), "alt", &h.alt, claims, diags);
+            Some(FigureBlock {
+                id: h.id,
+                from,
+                from_span,
+                plot: h.plot,
+                plot_span,
+                caption,
+                caption_markdown: h.caption,
+                caption_span,
+                alt,
+                alt_span,
+                options: h.rest,
+                block: b,
+            })
+        }
+        Err(e) => {
+            diags.push(block_yaml_diag(file, &b, &e, "in this figure block"));
+            None
+        }
+    }
+}
+
 /// Parse one essay from its text. `file` is the name diagnostics show. Returns the essay
 /// (when its front matter is usable) and every problem found, all at once.
 pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>, Vec<Diagnostic>) {
@@ -279,87 +383,9 @@ pub fn parse_essay(file: &str, path: PathBuf, source: String) -> (Option<Essay>,
     let mut figures: Vec<FigureBlock> = Vec::new();
     let mut claims = front.claims.clone();
     for b in sc.blocks {
-        if b.kind == scan::BlockKind::Census {
-            match crate::yaml::parse::<CensusHead>(&b.content) {
-                Ok((h, ix)) => {
-                    if !is_identifier(&h.id) {
-                        diags.push(
-                            Diagnostic::error(Code::BadId, file, block_key_span(&b, &ix, "id"), format!("`{}` is not a usable id", h.id))
-                                .with_hint("an id is a name like `small` or `pairs_2`: letters, digits, `_`, `-`"),
-                        );
-                        continue;
-                    }
-                    if let Some(prev) = calls.iter().find(|c: &&CensusBlock| c.id == h.id) {
-                        let (line, _) = crate::diag::line_col(&source, prev.block.span.start);
-                        diags.push(
-                            Diagnostic::error(
-                                Code::DuplicateId,
-                                file,
-                                block_key_span(&b, &ix, "id"),
-                                format!("duplicate census id `{}`", h.id),
-                            )
-                            .with_label("bound again here")
-                            .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
-                        );
-                        continue;
-                    }
-                    let run_span = block_key_span(&b, &ix, "run");
-                    calls.push(CensusBlock { id: h.id, run: h.run, run_span, block: b });
-                }
-                Err(e) => {
-                    diags.push(block_yaml_diag(file, &b, &e, "in this census block"));
-                    // The id as far as the YAML could be read, so that claims on it add
-                    // no follow-on errors.
-                    let ix = crate::yaml::Index::of(&b.content);
-                    broken_ids.extend(ix.scalar(&["id"]).filter(|id| is_identifier(id)).map(str::to_string));
-                }
-            }
-        } else {
-            match crate::yaml::parse::<FigureHead>(&b.content) {
-                Ok((h, ix)) => {
-                    let from_span = block_key_span(&b, &ix, "from");
-                    let from = match claim::parse_path(h.from.trim(), from_span.start) {
-                        Ok((p, used)) if used == h.from.trim().len() => p,
-                        _ => {
-                            diags.push(
-                                Diagnostic::error(Code::BadPath, file, from_span, format!("`{}` is not a path into a result", h.from))
-                                    .with_hint("write `from: id` or `from: id.key.key`, where id is a census block's id"),
-                            );
-                            continue;
-                        }
-                    };
-                    if !is_identifier(&h.id) || figures.iter().any(|f| f.id == h.id) {
-                        diags.push(
-                            Diagnostic::error(
-                                Code::DuplicateFigureId,
-                                file,
-                                block_key_span(&b, &ix, "id"),
-                                format!("figure id `{}` is not a fresh identifier", h.id),
-                            )
-                            .with_hint("each figure needs its own id (letters, digits, `_`, `-`)"),
-                        );
-                        continue;
-                    }
-                    let plot_span = block_key_span(&b, &ix, "plot");
-                    let (caption, caption_span) = figure_text(file, &source, (&b, &ix), "caption", &h.caption, &mut claims, &mut diags);
-                    let (alt, alt_span) = figure_text(file, &source, (&b, &ix), "alt", &h.alt, &mut claims, &mut diags);
-                    figures.push(FigureBlock {
-                        id: h.id,
-                        from,
-                        from_span,
-                        plot: h.plot,
-                        plot_span,
-                        caption,
-                        caption_markdown: h.caption,
-                        caption_span,
-                        alt,
-                        alt_span,
-                        options: h.rest,
-                        block: b,
-                    });
-                }
-                Err(e) => diags.push(block_yaml_diag(file, &b, &e, "in this figure block")),
-            }
+        match b.kind {
+            scan::BlockKind::Census => calls.extend(census_block(file, &source, b, &calls, &mut diags, &mut broken_ids)),
+            scan::BlockKind::Figure => figures.extend(figure_block(file, &source, b, &figures, &mut claims, &mut diags)),
         }
     }
     let slug = slug_of(&path);

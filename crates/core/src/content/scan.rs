@@ -160,34 +160,7 @@ pub fn scan(text: &str, base: usize) -> Scan {
             Event::Start(Tag::CodeBlock(kind)) => {
                 out.excluded.push(range.clone());
                 if let CodeBlockKind::Fenced(info) = kind {
-                    let word = info.split_whitespace().next().unwrap_or("");
-                    // CommonMark lets an unclosed fence run to the end of its container
-                    // (usually the end of the essay), silently swallowing every claim and
-                    // block after it. In an essay that is always a mistake: say so, and do
-                    // not read a directive out of the swallowed text.
-                    if !fence_is_closed(&text[range.clone()]) {
-                        let line_end = text[range.start..range.end].find('\n').map(|n| range.start + n).unwrap_or(range.end);
-                        out.errors.push(ClaimSyntaxError {
-                            code: Code::UnterminatedFence,
-                            message: format!(
-                                "unterminated code fence: this {} block is never closed",
-                                if word.is_empty() { "code" } else { word }
-                            ),
-                            span: base + range.start..base + line_end.max(range.start + 1),
-                            hint:
-                                "close the block with a line holding the same fence (``` or ~~~); until then the rest of the essay is code"
-                                    .into(),
-                        });
-                        continue;
-                    }
-                    if let Some(kind) = BlockKind::from_word(word) {
-                        block = Some(FencedBlock {
-                            kind,
-                            span: base + range.start..base + range.end,
-                            content: String::new(),
-                            pieces: Vec::new(),
-                        });
-                    }
+                    block = fenced_block(text, base, range, &info, &mut out.errors);
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
@@ -235,6 +208,27 @@ pub fn scan(text: &str, base: usize) -> Scan {
     }
     out.math = math.into_iter().map(|r| base + r.start..base + r.end).collect();
     out
+}
+
+/// The directive block (census, figure) a fenced code block at `range` of `text` opens,
+/// `info` its info string; None for other code. CommonMark lets an unclosed fence run to
+/// the end of its container (usually the end of the essay), silently swallowing every
+/// claim and block after it. In an essay that is always a mistake: an unclosed fence is
+/// an `unterminated-fence` error in `errors`, and no directive is read out of it.
+fn fenced_block(text: &str, base: usize, range: Range<usize>, info: &str, errors: &mut Vec<ClaimSyntaxError>) -> Option<FencedBlock> {
+    let word = info.split_whitespace().next().unwrap_or("");
+    if !fence_is_closed(&text[range.clone()]) {
+        let line_end = text[range.start..range.end].find('\n').map(|n| range.start + n).unwrap_or(range.end);
+        errors.push(ClaimSyntaxError {
+            code: Code::UnterminatedFence,
+            message: format!("unterminated code fence: this {} block is never closed", if word.is_empty() { "code" } else { word }),
+            span: base + range.start..base + line_end.max(range.start + 1),
+            hint: "close the block with a line holding the same fence (``` or ~~~); until then the rest of the essay is code".into(),
+        });
+        return None;
+    }
+    let kind = BlockKind::from_word(word)?;
+    Some(FencedBlock { kind, span: base + range.start..base + range.end, content: String::new(), pieces: Vec::new() })
 }
 
 /// True when the fenced block `raw` (its source text, from the opening fence on) ends
