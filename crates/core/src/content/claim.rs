@@ -495,7 +495,7 @@ fn parse_assert(s: &str, base: usize) -> Result<Expr, ClaimSyntaxError> {
     let (message, hint) = if is_test {
         ("expected `and`, `or` or the end of the assert", "join comparisons with `and` or `or`")
     } else {
-        ("expected a comparison (==, !=, <, <=, >, >=)", "an assert compares, e.g. {{ assert moves.struck_winning == 0 }}")
+        ("expected a comparison (==, !=, <, <=, >, >=, in, not in)", "an assert compares, e.g. {{ assert moves.struck_winning == 0 }}")
     };
     Err(ClaimSyntaxError { code: Code::ClaimSyntax, message: message.into(), span: p.here(), hint: hint.into() })
 }
