@@ -49,7 +49,8 @@ impl ClaimReport {
 
 /// What a claim does, as [`ClaimReport::kind`] says; written `check`, `assert`,
 /// `interpolate` or `plain` in the JSON report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ReportKind {
     /// `{{ path = stated }}`: a stated value checked against the computed one.
     Check,
@@ -70,12 +71,6 @@ impl ReportKind {
             ReportKind::Interpolate => "interpolate",
             ReportKind::Plain => "plain",
         }
-    }
-}
-
-impl Serialize for ReportKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
     }
 }
 
