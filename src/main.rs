@@ -89,9 +89,13 @@ enum Command {
         /// Its parameters as YAML, e.g. '{coins: {2: 11}}'.
         #[arg(long = "with", default_value = "{}")]
         with: String,
-        /// Print only the result, as JSON, on stdout.
-        #[arg(long)]
+        /// Print only the result, as JSON, on stdout (the same as `--format json`).
+        #[arg(long, conflicts_with = "format")]
         json: bool,
+        /// Output format: an outline of the result's paths, or the whole result as JSON on
+        /// stdout. Diagnostics go to stderr either way.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
         /// Refuse calls estimated above this many steps (default: the site's budget).
         #[arg(long)]
         budget: Option<u64>,
@@ -215,7 +219,9 @@ fn dispatch(cli: &Cli, color: bool) -> cmd::Outcome {
                 cmd::check::Modes { bless: *bless, strict: *strict, json: *format == Format::Json, no_cache: *no_cache, verify: *verify };
             cmd::check::run(root, modes, color)
         }
-        Command::Run { name, with, json, budget } => cmd::run::run(root, name, with, *json, *budget, color),
+        Command::Run { name, with, json, format, budget } => {
+            cmd::run::run(root, name, with, *json || *format == Format::Json, *budget, color)
+        }
         Command::Watch { port, interface, open, allow_host, poll } => cmd::watch::run(&watch::Options {
             root: cli.root.clone(),
             interface: *interface,

@@ -8,7 +8,7 @@ use countersign_core::check::ClaimReport;
 use countersign_core::diag::{Code, Diagnostic};
 use countersign_site::pipeline::{self, Run, RunOptions};
 
-use super::{count, print_diags, summary_line, Failure, Outcome};
+use super::{count, error_files, print_diags, summary_line, Failure, Outcome};
 use crate::console::{err, out};
 
 /// What `check` was asked to do besides checking.
@@ -107,11 +107,12 @@ fn verify_line(runs: usize, failed: usize) -> String {
 fn summary(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic], failed: bool, started: Instant) -> String {
     let checked = reports.iter().filter(|r| r.was_checked()).count();
     format!(
-        "{} {}, {} checked: {}; census calls: {} ({} ran, {} from cache) in {:.2}s\n",
+        "{} {}, {} checked: {}{}; census calls: {} ({} ran, {} from cache) in {:.2}s\n",
         if failed { "FAILED" } else { "ok" },
         count(run.loaded.essays.len(), "essay"),
         count(checked, "claim"),
         summary_line(diags),
+        error_files(diags),
         run.stats.calls,
         run.stats.ran,
         run.stats.cached,

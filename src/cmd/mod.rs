@@ -51,3 +51,15 @@ pub fn summary_line(diags: &[Diagnostic]) -> String {
     let warnings = diags.len() - errors;
     format!("{}, {}", count(errors, "error"), count(warnings, "warning"))
 }
+
+/// Where the errors are, for the end of a summary: ", errors in essays/a.md" for one file,
+/// ", errors in 3 files" for more, nothing when no error has a file (so "FAILED 5 essays"
+/// is never read as every essay failing).
+pub fn error_files(diags: &[Diagnostic]) -> String {
+    let files: std::collections::BTreeSet<&str> = diags.iter().filter(|d| d.is_error()).filter_map(|d| d.origin.file()).collect();
+    match files.len() {
+        0 => String::new(),
+        1 => format!(", errors in {}", files.first().unwrap_or(&"")),
+        n => format!(", errors in {n} files"),
+    }
+}

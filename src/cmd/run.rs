@@ -21,6 +21,9 @@ const FILE: &str = "command line";
 /// The names diagnostics give the two arguments, as the usage line writes them.
 const NAME: &str = "NAME";
 const WITH: &str = "--with";
+/// What `--with` holds, for parameters that are not YAML.
+const WITH_HINT: &str =
+    "hint: `--with` takes the parameters as YAML, as a census block's `with:` holds them: --with 'heaps: 40' or --with '{heaps: 40}'";
 
 /// Run census `name` with parameters `with` (YAML). With `json`, only the result goes to
 /// stdout, as JSON; otherwise an outline of its paths (see [`super::outline`]), then the
@@ -127,6 +130,10 @@ impl Layout {
             return d;
         }
         d.origin = Origin::Argument(WITH.into());
+        if d.code == Code::BadBlock {
+            // The block's own hint names its keys, which `--with` never shows.
+            d.notes = vec![WITH_HINT.to_string()];
+        }
         d.span = match self.with_lines.first() {
             Some(&(first, _, _)) if start + 2 >= first => {
                 let (a, b) = (map(start).unwrap_or(0), map(d.span.end).unwrap_or(0));
