@@ -28,10 +28,13 @@ fn bless_rewrites_through_a_symlink_keeping_forms() {
     assert_eq!(code, 1, "{err}");
     let (code, out, err) = countersign(&root, &["check", "--no-cache", "--bless"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("essays/e.md:11\n- 1,500\n+ 14"), "{out}");
-    assert!(out.contains("- Fifteen\n+ Fourteen"), "{out}");
-    assert!(out.contains("- 60.0 per cent\n+ 61.3 per cent"), "{out}");
-    assert!(out.contains("- 20 of 31\n+ 19 of 31"), "{out}");
+    // Each change: file:line:column, then its line before and after.
+    assert!(out.contains("essays/e.md:11:29\n- Positions: {{ g.positions = 1,500 }}, in words"), "{out}");
+    assert!(out.contains("\n+ Positions: {{ g.positions = 14 }}, in words {{ g.positions = Fifteen }}"), "{out}");
+    assert!(out.contains("\n+ Positions: {{ g.positions = 1,500 }}, in words {{ g.positions = Fourteen }}"), "{out}");
+    assert!(out.contains("struck {{ g.move_test.struck_share = 61.3 per cent }},\n"), "{out}");
+    assert!(out.contains("essays/e.md:12:34\n- or {{ g.move_test.struck_share = 20 of 31 }}."), "{out}");
+    assert!(out.contains("\n+ or {{ g.move_test.struck_share = 19 of 31 }}. Unchanged"), "{out}");
     assert!(err.contains("blessed 4 stated values"), "{err}");
     assert!(root.join("essays/e.md").symlink_metadata().unwrap().file_type().is_symlink(), "the symlink is kept");
     let text = std::fs::read_to_string(&real).unwrap();

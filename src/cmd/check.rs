@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use countersign_core::check::ClaimReport;
-use countersign_core::diag::{Code, Diagnostic};
+use countersign_core::diag::{Diagnostic, Sources};
 use countersign_site::pipeline::{self, Run, RunOptions};
 
 use super::{count, error_files, print_diags, summary_line, Failure, Outcome};
@@ -55,7 +55,7 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
         diags.extend(countersign_core::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
     }
     if modes.bless {
-        bless(root, &reports, &mut diags);
+        bless(root, &run.loaded.sources, &reports, &mut diags);
     }
     let failed = diags.iter().any(Diagnostic::is_error);
     if modes.json {
@@ -75,22 +75,35 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
     }
 }
 
-/// Rewrite the stated values `--bless` can fix; the mismatches it fixed leave `diags`, its
-/// refusals and write errors join them.
-fn bless(root: &Path, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
-    let (edits, refusals) = countersign_site::bless::plan(reports);
-    diags
-        .retain(|d| !(d.code == Code::ClaimMismatch && edits.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
+/// Apply the safe fixes the diagnostics carry (`--bless`): the mismatches it fixed leave
+/// `diags`, its refusals and write errors join them. Each change is printed as
+/// `file:line:column` and its line before and after.
+fn bless(root: &Path, sources: &Sources, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
+    let (edits, refusals) = countersign_site::bless::plan(diags, sources, reports);
     diags.extend(refusals);
     match countersign_site::bless::apply(root, &edits) {
         Ok(done) => {
+            diags.retain(|d| !(d.fix().is_some() && done.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
             for e in &done {
-                out(&format!("{}:{}\n- {}\n+ {}\n", e.file, e.line, e.old, e.new));
+                let (before, after) = lines_around(sources, e);
+                out(&format!("{}:{}:{}\n- {before}\n+ {after}\n", e.file, e.line, e.column));
             }
             err(&format!("blessed {}\n", count(done.len(), "stated value")));
         }
         Err(d) => diags.extend(d),
     }
+}
+
+/// The line of `e` as it was checked and as the edit leaves it, with terminal controls
+/// escaped; just the old and new text when the file's text is not at hand.
+fn lines_around(sources: &Sources, e: &countersign_site::bless::Edit) -> (String, String) {
+    let Some(text) = sources.get(&e.file) else { return (e.old.clone(), e.new.clone()) };
+    let start = text[..e.span.start].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[e.span.end..].find('\n').map_or(text.len(), |i| e.span.end + i);
+    let before = &text[start..end];
+    let after = format!("{}{}{}", &text[start..e.span.start], e.new, &text[e.span.end..end]);
+    let clean = |s: &str| countersign_core::diag::escape_controls(s.trim_end_matches('\r'));
+    (clean(before), clean(&after))
 }
 
 /// The last line: "ok 5 essays, 642 claims checked: 0 errors, 1 warning; census calls: …".

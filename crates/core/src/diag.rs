@@ -10,7 +10,7 @@
 
 use std::ops::Range;
 
-use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel};
 use codespan_reporting::files::{self, Files};
 use codespan_reporting::term::{self, termcolor};
 
@@ -333,6 +333,54 @@ pub struct Diagnostic {
     pub label: String,
     /// Hints and notes, each one line, shown after the source ("hint: ...").
     pub notes: Vec<String>,
+    /// Other places that explain this one, and a fix; boxed and absent for most
+    /// diagnostics, so a diagnostic stays small (see [`Diagnostic::related`],
+    /// [`Diagnostic::fix`]).
+    extra: Option<Box<Extra>>,
+}
+
+/// The rarely present parts of a [`Diagnostic`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Extra {
+    related: Vec<Related>,
+    fix: Option<Fix>,
+}
+
+/// A secondary place a diagnostic points at: the first block of a duplicated id, the
+/// other essay of a title collision. Shown under the primary place with its own
+/// underline and message, and listed in the JSON report's `related`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    /// The file (or argument) the place is in.
+    pub origin: Origin,
+    /// Byte range into the origin's text, as [`Diagnostic::span`].
+    pub span: Range<usize>,
+    /// What the place is ("first bound here").
+    pub message: String,
+}
+
+/// How sure a [`Fix`] is, as ruff grades its fixes: whether a tool may apply it unasked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Keeps the author's meaning and form: `countersign check --bless` applies it.
+    Safe,
+    /// Shown as a suggestion only; an author decides.
+    Display,
+}
+
+/// A replacement of the text at `span` of the diagnostic's own origin that would resolve
+/// it: what `--bless` writes for a claim mismatch (`1,000` → `1,001`, in the form stated).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// Byte range of the text to replace, in the diagnostic's origin.
+    pub span: Range<usize>,
+    /// The text that replaces it.
+    pub replacement: String,
+    /// One line for `help:` ("write `1,001`").
+    pub description: String,
+    /// Whether `--bless` applies it.
+    pub applicability: Applicability,
 }
 
 impl Diagnostic {
@@ -346,6 +394,7 @@ impl Diagnostic {
             message: message.into(),
             label: String::new(),
             notes: Vec::new(),
+            extra: None,
         }
     }
 
@@ -370,6 +419,38 @@ impl Diagnostic {
     pub fn with_note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
+    }
+
+    /// The same diagnostic with one more secondary place: `span` of `origin`, described
+    /// by `message` ("first bound here").
+    pub fn with_related(mut self, origin: impl Into<Origin>, span: Range<usize>, message: impl Into<String>) -> Self {
+        let related = Related { origin: origin.into(), span, message: message.into() };
+        self.extra.get_or_insert_with(Box::default).related.push(related);
+        self
+    }
+
+    /// The same diagnostic carrying `fix`.
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.extra.get_or_insert_with(Box::default).fix = Some(fix);
+        self
+    }
+
+    /// The same diagnostic carrying `fix` when there is one.
+    pub fn with_fix_if(self, fix: Option<Fix>) -> Self {
+        match fix {
+            Some(fix) => self.with_fix(fix),
+            None => self,
+        }
+    }
+
+    /// The secondary places, in the order added (empty for most diagnostics).
+    pub fn related(&self) -> &[Related] {
+        self.extra.as_ref().map_or(&[], |e| &e.related)
+    }
+
+    /// The fix, if the diagnostic carries one.
+    pub fn fix(&self) -> Option<&Fix> {
+        self.extra.as_ref().and_then(|e| e.fix.as_ref())
     }
 
     /// True for errors.
@@ -573,34 +654,46 @@ fn forward_chars(text: &str, at: usize, n: usize) -> usize {
     text[at..].char_indices().nth(n).map_or(text.len(), |(i, _)| at + i)
 }
 
-impl<'a> Files<'a> for Excerpt {
-    type FileId = ();
+/// The excerpts one diagnostic shows: its primary place first, then each related place
+/// that has source, each a file of its own for codespan (so two places in one file are
+/// two snippets, each with its true line and column).
+struct Excerpts(Vec<Excerpt>);
+
+impl Excerpts {
+    fn get(&self, id: usize) -> Result<&Excerpt, files::Error> {
+        self.0.get(id).ok_or(files::Error::FileMissing)
+    }
+}
+
+impl<'a> Files<'a> for Excerpts {
+    type FileId = usize;
     type Name = &'a str;
     type Source = &'a str;
 
-    fn name(&'a self, (): ()) -> Result<&'a str, files::Error> {
-        Ok(&self.name)
+    fn name(&'a self, id: usize) -> Result<&'a str, files::Error> {
+        Ok(&self.get(id)?.name)
     }
 
-    fn source(&'a self, (): ()) -> Result<&'a str, files::Error> {
-        Ok(&self.text)
+    fn source(&'a self, id: usize) -> Result<&'a str, files::Error> {
+        Ok(&self.get(id)?.text)
     }
 
-    fn line_index(&'a self, (): (), _byte_index: usize) -> Result<usize, files::Error> {
+    fn line_index(&'a self, _id: usize, _byte_index: usize) -> Result<usize, files::Error> {
         Ok(0)
     }
 
-    fn line_number(&'a self, (): (), _line_index: usize) -> Result<usize, files::Error> {
-        Ok(self.line)
+    fn line_number(&'a self, id: usize, _line_index: usize) -> Result<usize, files::Error> {
+        Ok(self.get(id)?.line)
     }
 
-    fn column_number(&'a self, (): (), _line_index: usize, byte_index: usize) -> Result<usize, files::Error> {
-        let b = floor_boundary(&self.text, byte_index).max(self.skip);
-        Ok(self.column + self.text[self.skip..b].chars().count())
+    fn column_number(&'a self, id: usize, _line_index: usize, byte_index: usize) -> Result<usize, files::Error> {
+        let e = self.get(id)?;
+        let b = floor_boundary(&e.text, byte_index).max(e.skip);
+        Ok(e.column + e.text[e.skip..b].chars().count())
     }
 
-    fn line_range(&'a self, (): (), _line_index: usize) -> Result<Range<usize>, files::Error> {
-        Ok(0..self.text.len())
+    fn line_range(&'a self, id: usize, _line_index: usize) -> Result<Range<usize>, files::Error> {
+        Ok(0..self.get(id)?.text.len())
     }
 }
 
@@ -610,6 +703,14 @@ fn shown_text(text: &str) -> String {
     match text.char_indices().nth(MAX_SHOWN_TEXT) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text,
+    }
+}
+
+/// The `help:` line of a fix: what to write, and whether `--bless` writes it.
+fn fix_help(fix: &Fix) -> String {
+    match fix.applicability {
+        Applicability::Safe => format!("help: {} (`countersign check --bless` applies this)", fix.description),
+        Applicability::Display => format!("help: {}", fix.description),
     }
 }
 
@@ -645,10 +746,46 @@ impl Sources {
 
     /// `file:line:column` of a diagnostic (line 1, column 1 when the file is unknown).
     pub fn position(&self, d: &Diagnostic) -> (usize, usize) {
-        match d.origin.source_name().and_then(|n| self.indexed(n)) {
-            Some((t, index)) => index.line_col(t, d.span.start),
+        self.place(&d.origin, d.span.start)
+    }
+
+    /// 1-based line and column of byte `offset` of `origin` (1, 1 when it has no text).
+    pub fn place(&self, origin: &Origin, offset: usize) -> (usize, usize) {
+        match origin.source_name().and_then(|n| self.indexed(n)) {
+            Some((t, index)) => index.line_col(t, offset),
             None => (1, 1),
         }
+    }
+
+    /// The excerpts and labels of `d`: its primary place, then each related place with
+    /// source as a secondary label; a place without source becomes a note ("in
+    /// `.countersign-cache`", "first bound in essays/b.md").
+    fn places(&self, d: &Diagnostic, notes: &mut Vec<String>) -> (Excerpts, Vec<CsLabel<usize>>) {
+        let mut excerpts = Vec::new();
+        let mut labels = Vec::new();
+        match d.origin.source_name().and_then(|n| self.indexed(n).map(|t| (n, t))) {
+            Some((name, (text, index))) => {
+                let excerpt = Excerpt::new(name, text, index, &d.span);
+                labels.push(CsLabel::primary(0, excerpt.span.clone()).with_message(shown_text(&d.label)));
+                excerpts.push(excerpt);
+            }
+            None => {
+                if let Some(place) = d.origin.shown() {
+                    notes.insert(0, format!("in {}", shown_text(place)));
+                }
+            }
+        }
+        for r in d.related() {
+            match r.origin.source_name().and_then(|n| self.indexed(n).map(|t| (n, t))) {
+                Some((name, (text, index))) => {
+                    let excerpt = Excerpt::new(name, text, index, &r.span);
+                    labels.push(CsLabel::secondary(excerpts.len(), excerpt.span.clone()).with_message(shown_text(&r.message)));
+                    excerpts.push(excerpt);
+                }
+                None => notes.push(shown_text(&format!("{} (in {})", r.message, r.origin.shown().unwrap_or("countersign")))),
+            }
+        }
+        (Excerpts(excerpts), labels)
     }
 
     /// Render `diags` as a compiler would, one after another, with colour when `color`:
@@ -692,20 +829,11 @@ impl Sources {
             }
             .with_code(d.code.as_str())
             .with_message(shown_text(&d.message));
-            match d.origin.source_name().and_then(|n| self.indexed(n).map(|t| (n, t))) {
-                Some((name, (text, index))) => {
-                    let excerpt = Excerpt::new(name, text, index, &d.span);
-                    let label = Label::primary((), excerpt.span.clone()).with_message(shown_text(&d.label));
-                    let _ = term::emit(&mut buf, &config, &excerpt, &cs.with_labels(vec![label]).with_notes(notes));
-                }
-                None => {
-                    if let Some(place) = d.origin.shown() {
-                        notes.insert(0, format!("in {}", shown_text(place)));
-                    }
-                    let none = Excerpt { name: String::new(), text: String::new(), line: 1, column: 1, skip: 0, span: 0..0 };
-                    let _ = term::emit(&mut buf, &config, &none, &cs.with_notes(notes));
-                }
+            if let Some(fix) = d.fix() {
+                notes.push(shown_text(&fix_help(fix)));
             }
+            let (excerpts, labels) = self.places(d, &mut notes);
+            let _ = term::emit(&mut buf, &config, &excerpts, &cs.with_labels(labels).with_notes(notes));
         }
         String::from_utf8_lossy(buf.as_slice()).into_owned()
     }
@@ -714,6 +842,38 @@ impl Sources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A related place is shown as a secondary underline at its own line and file, with
+    /// its message; one without source is a note; a fix is a `help:` line.
+    #[test]
+    fn related_places_are_secondary_labels_and_a_fix_is_a_help_line() {
+        let a = "---\ntitle: A\n---\nid: s\n\nid: s\n";
+        let mut sources = Sources::new();
+        sources.add("essays/a.md", a);
+        sources.add("essays/b.md", "---\ntitle: A\n---\n");
+        let second = a.rfind("s\n").unwrap();
+        let first = a.find("s\n").unwrap();
+        let d = Diagnostic::error(Code::DuplicateId, "essays/a.md", second..second + 1, "duplicate census id `s`")
+            .with_label("bound again here")
+            .with_related("essays/a.md", first..first + 1, "first bound here")
+            .with_related("essays/b.md", 4..12, "the other title")
+            .with_related(Origin::Cache, 0..0, "an entry")
+            .with_fix(Fix {
+                span: second..second + 1,
+                replacement: "t".into(),
+                description: "write `t`".into(),
+                applicability: Applicability::Display,
+            });
+        let out = sources.render(&[d], false);
+        assert!(out.contains("essays/a.md:6:5"), "{out}");
+        assert!(out.contains("essays/a.md:4:5"), "{out}");
+        assert!(out.contains("- first bound here"), "{out}");
+        assert!(out.contains("essays/b.md:2:1"), "{out}");
+        assert!(out.contains("-------- the other title"), "{out}");
+        assert!(out.contains("= an entry (in .countersign-cache)"), "{out}");
+        assert!(out.contains("= help: write `t`\n"), "{out}");
+        assert!(out.find("6 │ id: s").unwrap() < out.find("4 │ id: s").unwrap(), "primary first: {out}");
+    }
 
     #[test]
     fn the_line_index_places_every_offset_as_line_col_does() {

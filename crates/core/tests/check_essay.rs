@@ -64,7 +64,12 @@ fn diagnosed(body: &str) -> (ClaimReport, Code, String, String, String, Vec<Stri
     assert_eq!(d.origin.file(), Some("essays/e.md"));
     assert!(d.is_error());
     let under = e.source[d.span.clone()].to_string();
-    (r, d.code, under, d.message, d.label, d.notes)
+    let mut notes = d.notes.clone();
+    if let Some(f) = d.fix() {
+        // The fix as the reader sees it: what it replaces, with what, and whether bless applies it.
+        notes.push(format!("fix: `{}` -> `{}` ({:?}): {}", &e.source[f.span.clone()], f.replacement, f.applicability, f.description));
+    }
+    (r, d.code, under, d.message, d.label, notes)
 }
 
 #[test]
@@ -94,7 +99,7 @@ fn a_false_claim_fails_at_its_stated_text_with_the_census_and_the_fix() {
     assert_eq!(under, "56");
     assert_eq!(message, "stated value disagrees with `s.a`: the essay says 56, the census gives 55");
     assert_eq!(label, "computed: 55");
-    assert_eq!(notes, ["census: s = x.census {\"n\":5}", "hint: the census gives 55: write `55`, or run `countersign check --bless`"]);
+    assert_eq!(notes, ["census: s = x.census {\"n\":5}", "hint: the census gives 55", "fix: `56` -> `55` (Safe): write `55`"]);
     assert_eq!(r.bless, Some(Ok("55".to_string())));
     assert_eq!(r.stated_span.map(|s| s.len()), Some(2));
 }
@@ -579,7 +584,7 @@ fn a_text_result_is_claimed_as_its_text_exactly() {
     assert_eq!((r.status, code, under.as_str()), (Status::Fail, Code::ClaimMismatch, "0.08"));
     assert_eq!(message, "stated value disagrees with `u.code`: the essay says 0.08, the census gives \"0.07\"");
     assert_eq!(label, "computed: \"0.07\"");
-    assert_eq!(notes.last().map(String::as_str), Some("hint: the census gives \"0.07\": write `0.07`, or run `countersign check --bless`"));
+    assert_eq!(notes.last().map(String::as_str), Some("fix: `0.08` -> `0.07` (Safe): write `0.07`"));
     assert_eq!(r.bless, Some(Ok("0.07".to_string())));
     // A number stated for text, and text for a number.
     assert_eq!(outcome("s.a", "P-position"), Refused(Code::UnreadableStated));

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 use countersign_core::check::{ClaimReport, Status};
-use countersign_core::diag::{Code, Diagnostic};
+use countersign_core::diag::{Applicability, Code, Diagnostic, Sources};
 
 /// One rewrite: where, what was there, what goes there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,6 +18,8 @@ pub struct Edit {
     pub file: String,
     /// 1-based line.
     pub line: usize,
+    /// 1-based column (in characters) of the stated text.
+    pub column: usize,
     /// Byte span of the stated text.
     pub span: std::ops::Range<usize>,
     /// The stated text now.
@@ -26,28 +28,39 @@ pub struct Edit {
     pub new: String,
 }
 
-/// The edits `--bless` would make for `reports`, and diagnostics for the failed claims
-/// whose form cannot hold the computed value.
-pub fn plan(reports: &[ClaimReport]) -> (Vec<Edit>, Vec<Diagnostic>) {
+/// The edits `--bless` would make: the safe fix of every diagnostic in `diags` that
+/// carries one (a claim mismatch whose stated form can hold the computed value), with
+/// the text it replaces read from `sources`; and diagnostics for the failed claims of
+/// `reports` whose form cannot hold the computed value.
+pub fn plan(diags: &[Diagnostic], sources: &Sources, reports: &[ClaimReport]) -> (Vec<Edit>, Vec<Diagnostic>) {
     let mut edits = Vec::new();
-    let mut diags = Vec::new();
-    for r in reports {
-        if r.status != Status::Fail {
+    for d in diags {
+        let (Some(fix), Some(file)) = (d.fix(), d.origin.file()) else { continue };
+        if fix.applicability != Applicability::Safe {
             continue;
         }
-        match (&r.bless, &r.stated_span, &r.stated) {
-            (Some(Ok(new)), Some(span), Some(old)) => {
-                edits.push(Edit { file: r.file.clone(), line: r.line, span: span.clone(), old: old.clone(), new: new.clone() })
-            }
-            (Some(Err(why)), Some(span), Some(old)) => diags.push(
+        let Some(old) = sources.get(file).and_then(|t| t.get(fix.span.clone())) else { continue };
+        let (line, column) = sources.place(&d.origin, fix.span.start);
+        edits.push(Edit {
+            file: file.to_string(),
+            line,
+            column,
+            span: fix.span.clone(),
+            old: old.to_string(),
+            new: fix.replacement.clone(),
+        });
+    }
+    let mut refusals = Vec::new();
+    for r in reports {
+        if let (Status::Fail, Some(Err(why)), Some(span), Some(old)) = (&r.status, &r.bless, &r.stated_span, &r.stated) {
+            refusals.push(
                 Diagnostic::error(Code::BlessRefused, &r.file, span.clone(), format!("cannot bless `{old}`: {why}"))
                     .with_label(format!("computed: {}", r.computed.clone().unwrap_or_default()))
                     .with_hint("rewrite this sentence by hand"),
-            ),
-            _ => {}
+            );
         }
     }
-    (edits, diags)
+    (edits, refusals)
 }
 
 /// Apply `edits` to the files under `root`. Returns the edits made; an edit whose span no
@@ -118,9 +131,40 @@ fn replace(real: &Path, text: &str) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    /// `plan` takes exactly the safe fixes the diagnostics carry, with the text each
+    /// replaces read from the sources and its line and column; a suggestion shown only
+    /// (`Display`) and a diagnostic without a fix are left alone.
+    #[test]
+    fn the_plan_is_the_safe_fixes_of_the_diagnostics() {
+        use countersign_core::diag::Fix;
+        let text = "---\ntitle: A\n---\nx {{ g.n = 1,000 }} and {{ g.m = 7 }}\n";
+        let mut sources = Sources::new();
+        sources.add("essays/a.md", text);
+        let at = |s: &str| text.find(s).unwrap()..text.find(s).unwrap() + s.len();
+        let fix = |span: std::ops::Range<usize>, new: &str, applicability| Fix {
+            span,
+            replacement: new.into(),
+            description: format!("write `{new}`"),
+            applicability,
+        };
+        let diags = vec![
+            Diagnostic::error(Code::ClaimMismatch, "essays/a.md", at("1,000"), "m").with_fix(fix(
+                at("1,000"),
+                "1,001",
+                Applicability::Safe,
+            )),
+            Diagnostic::error(Code::ClaimMismatch, "essays/a.md", at("7"), "m").with_fix(fix(at("7"), "8", Applicability::Display)),
+            Diagnostic::error(Code::ClaimMismatch, "essays/a.md", at("g.m"), "m"),
+        ];
+        let (edits, refusals) = plan(&diags, &sources, &[]);
+        assert!(refusals.is_empty());
+        let want = Edit { file: "essays/a.md".into(), line: 4, column: 12, span: at("1,000"), old: "1,000".into(), new: "1,001".into() };
+        assert_eq!(edits, vec![want]);
+    }
+
     fn edit(file: &str, text: &str, old: &str, new: &str) -> Edit {
         let start = text.find(old).unwrap();
-        Edit { file: file.into(), line: 1, span: start..start + old.len(), old: old.into(), new: new.into() }
+        Edit { file: file.into(), line: 1, column: 1, span: start..start + old.len(), old: old.into(), new: new.into() }
     }
 
     /// A blessed file keeps its permissions, and whatever stands at a name a writer might

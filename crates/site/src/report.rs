@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::pipeline::Run;
 use countersign_core::check::ClaimReport;
-use countersign_core::diag::Diagnostic;
+use countersign_core::diag::{Diagnostic, Sources};
 
 /// Version of the report format.
 pub const VERSION: u32 = 1;
@@ -19,11 +19,13 @@ pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
         .iter()
         .map(|d| {
             let (line, column) = run.loaded.sources.position(d);
-            json!({
+            let mut v = json!({
                 "severity": if d.is_error() { "error" } else { "warning" }, "code": d.code,
                 "origin": d.origin.kind(), "file": d.origin.file(), "line": line, "column": column,
                 "message": d.message, "label": d.label, "notes": d.notes,
-            })
+            });
+            extras(&run.loaded.sources, d, &mut v);
+            v
         })
         .collect();
     json!({
@@ -34,6 +36,29 @@ pub fn json(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic]) -> Value {
         "claims": reports,
         "diagnostics": diagnostics,
     })
+}
+
+/// Add a diagnostic's `related` places and its `fix` to its JSON object `v`, each only
+/// when present (so the report of a diagnostic without them is unchanged).
+fn extras(sources: &Sources, d: &Diagnostic, v: &mut Value) {
+    if !d.related().is_empty() {
+        let related: Vec<Value> = d
+            .related()
+            .iter()
+            .map(|r| {
+                let (line, column) = sources.place(&r.origin, r.span.start);
+                json!({ "origin": r.origin.kind(), "file": r.origin.file(), "line": line, "column": column, "message": r.message })
+            })
+            .collect();
+        v["related"] = Value::Array(related);
+    }
+    if let Some(f) = d.fix() {
+        let (line, column) = sources.place(&d.origin, f.span.start);
+        v["fix"] = json!({
+            "line": line, "column": column, "start": f.span.start, "end": f.span.end,
+            "replacement": f.replacement, "description": f.description, "applicability": f.applicability,
+        });
+    }
 }
 
 #[cfg(test)]

@@ -20,10 +20,10 @@ pub const STATIC_LIMIT: u64 = 256 << 20;
 pub enum SourceError {
     /// There is no file at the path (nor a symbolic link that leads to one).
     NotFound,
-    /// The path is a FIFO, a device, a socket or a folder: `kind` names it, in words.
+    /// The path is a FIFO, a device, a socket or a folder: `kind` says which.
     NotRegular {
-        /// "a FIFO (named pipe)", "a character device", …
-        kind: &'static str,
+        /// What the path is instead of a regular file.
+        kind: SpecialKind,
     },
     /// The file has more than `limit` bytes.
     TooLarge {
@@ -68,27 +68,58 @@ pub fn special_entry(t: std::fs::FileType) -> Option<SourceError> {
     (!t.is_file() && !t.is_dir()).then(|| SourceError::NotRegular { kind: kind_of(t) })
 }
 
-fn kind_of(t: std::fs::FileType) -> &'static str {
+/// What a path that is not a regular file is, as [`SourceError::NotRegular`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecialKind {
+    /// A named pipe.
+    Fifo,
+    /// A character device (`/dev/zero`).
+    CharDevice,
+    /// A block device.
+    BlockDevice,
+    /// A Unix socket.
+    Socket,
+    /// A folder, where a file was expected.
+    Folder,
+    /// Anything else the platform has.
+    Other,
+}
+
+impl std::fmt::Display for SpecialKind {
+    /// In words, with its article: "a FIFO (named pipe)", "a character device", …
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SpecialKind::Fifo => "a FIFO (named pipe)",
+            SpecialKind::CharDevice => "a character device",
+            SpecialKind::BlockDevice => "a block device",
+            SpecialKind::Socket => "a socket",
+            SpecialKind::Folder => "a folder",
+            SpecialKind::Other => "not a file",
+        })
+    }
+}
+
+fn kind_of(t: std::fs::FileType) -> SpecialKind {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
         if t.is_fifo() {
-            return "a FIFO (named pipe)";
+            return SpecialKind::Fifo;
         }
         if t.is_char_device() {
-            return "a character device";
+            return SpecialKind::CharDevice;
         }
         if t.is_block_device() {
-            return "a block device";
+            return SpecialKind::BlockDevice;
         }
         if t.is_socket() {
-            return "a socket";
+            return SpecialKind::Socket;
         }
     }
     if t.is_dir() {
-        "a folder"
+        SpecialKind::Folder
     } else {
-        "not a file"
+        SpecialKind::Other
     }
 }
 
@@ -144,7 +175,7 @@ mod tests {
         assert_eq!(read_source(&f, 5).unwrap(), b"hello");
         assert!(matches!(read_source(&f, 4), Err(SourceError::TooLarge { limit: 4 })));
         assert!(matches!(read_source(&d.path().join("none"), 9), Err(SourceError::NotFound)));
-        assert!(matches!(read_source(d.path(), 9), Err(SourceError::NotRegular { kind: "a folder" })));
+        assert!(matches!(read_source(d.path(), 9), Err(SourceError::NotRegular { kind: SpecialKind::Folder })));
         #[cfg(unix)]
         {
             let link = d.path().join("zero");
@@ -153,7 +184,7 @@ mod tests {
             assert_eq!(e.to_string(), "it is a character device, not a regular file; only regular files are read");
             let fifo = d.path().join("fifo");
             assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-            assert!(matches!(read_source(&fifo, TEXT_LIMIT), Err(SourceError::NotRegular { kind: "a FIFO (named pipe)" })));
+            assert!(matches!(read_source(&fifo, TEXT_LIMIT), Err(SourceError::NotRegular { kind: SpecialKind::Fifo })));
         }
     }
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::content::claim::{ClaimKind, Expr, Path};
 use crate::content::Essay;
-use crate::diag::{line_col, Code, Diagnostic};
+use crate::diag::{line_col, Applicability, Code, Diagnostic, Fix};
 use forms::{Computed, Verdict};
 pub use resolve::{resolve, Bound};
 
@@ -232,7 +232,7 @@ fn check_expr(
             r.status = Status::Fail;
             let blessed = forms::bless(&form, &c);
             let hint = match &blessed {
-                Ok(s) => format!("the census gives {}: write `{s}`, or run `countersign check --bless`", shown),
+                Ok(_) => format!("the census gives {}", shown),
                 Err(why) => format!("the census gives {}; --bless cannot rewrite this form: {why}", shown),
             };
             diags.push(
@@ -244,7 +244,13 @@ fn check_expr(
                 )
                 .with_label(format!("computed: {}", shown))
                 .with_note(census_note(bound, expr))
-                .with_hint(hint),
+                .with_hint(hint)
+                .with_fix_if(blessed.as_ref().ok().map(|s| Fix {
+                    span: stated_span.clone(),
+                    replacement: s.clone(),
+                    description: format!("write `{s}`"),
+                    applicability: Applicability::Safe,
+                })),
             );
             r.bless = Some(blessed);
         }

@@ -278,6 +278,11 @@ fn census_block(
                 diags.push(
                     Diagnostic::error(Code::DuplicateId, file, block_key_span(&b, &ix, "id"), format!("duplicate census id `{}`", h.id))
                         .with_label("bound again here")
+                        .with_related(
+                            file,
+                            block_key_span(&prev.block, &crate::yaml::Index::of(&prev.block.content), "id"),
+                            "first bound here",
+                        )
                         .with_hint(format!("`{}` is already bound by the block at line {line}; give this one another id", h.id)),
                 );
                 return None;
@@ -443,7 +448,8 @@ pub fn collate(essays: &mut [Essay]) -> Vec<Diagnostic> {
         if essays[i].slug == essays[i - 1].slug {
             diags.push(
                 Diagnostic::error(Code::DuplicateSlug, essays[i].file.clone(), 0..0, format!("duplicate slug `{}`", essays[i].slug))
-                    .with_hint(format!("{} has the same slug; rename one of the files", essays[i - 1].file)),
+                    .with_hint(format!("{} has the same slug; rename one of the files", essays[i - 1].file))
+                    .with_related(essays[i - 1].file.clone(), 0..0, "the other essay with this slug"),
             );
         }
     }
@@ -462,7 +468,8 @@ pub fn collate(essays: &mut [Essay]) -> Vec<Diagnostic> {
             };
             diags.push(
                 Diagnostic::error(Code::DuplicateTitle, essays[i].file.clone(), essays[i].front.title_span.clone(), message)
-                    .with_hint(format!("{} has the same title to a link; essays link to each other by title", essays[j].file)),
+                    .with_hint(format!("{} has the same title to a link; essays link to each other by title", essays[j].file))
+                    .with_related(essays[j].file.clone(), essays[j].front.title_span.clone(), "the other title"),
             );
         }
         earlier.push(i);
