@@ -231,27 +231,8 @@ fn check_expr(
         Verdict::Disagrees => {
             r.status = Status::Fail;
             let blessed = forms::bless(&form, &c);
-            let hint = match &blessed {
-                Ok(_) => format!("the census gives {}", shown),
-                Err(why) => format!("the census gives {}; --bless cannot rewrite this form: {why}", shown),
-            };
-            diags.push(
-                Diagnostic::error(
-                    Code::ClaimMismatch,
-                    &essay.file,
-                    stated_span.clone(),
-                    format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {}", shown),
-                )
-                .with_label(format!("computed: {}", shown))
-                .with_note(census_note(bound, expr))
-                .with_hint(hint)
-                .with_fix_if(blessed.as_ref().ok().map(|s| Fix {
-                    span: stated_span.clone(),
-                    replacement: s.clone(),
-                    description: format!("write `{s}`"),
-                    applicability: Applicability::Safe,
-                })),
-            );
+            let message = format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {shown}");
+            diags.push(mismatch(essay, stated_span, message, (&shown, census_note(bound, expr)), &blessed));
             r.bless = Some(blessed);
         }
         Verdict::WrongShape(why) => {
@@ -267,6 +248,33 @@ fn check_expr(
             );
         }
     }
+}
+
+/// The `claim-mismatch` diagnostic at `stated_span`, with the census value `shown` and,
+/// when `--bless` can rewrite the stated form, the rewrite as a safe fix; `note` names the
+/// census calls (it comes before the hint).
+fn mismatch(
+    essay: &Essay,
+    stated_span: &Range<usize>,
+    message: String,
+    (shown, note): (&str, String),
+    blessed: &Result<String, String>,
+) -> Diagnostic {
+    let hint = match blessed {
+        Ok(_) => format!("the census gives {shown}"),
+        Err(why) => format!("the census gives {shown}; --bless cannot rewrite this form: {why}"),
+    };
+    let fix = blessed.as_ref().ok().map(|s| Fix {
+        span: stated_span.clone(),
+        replacement: s.clone(),
+        description: format!("write `{s}`"),
+        applicability: Applicability::Safe,
+    });
+    Diagnostic::error(Code::ClaimMismatch, &essay.file, stated_span.clone(), message)
+        .with_label(format!("computed: {shown}"))
+        .with_note(note)
+        .with_hint(hint)
+        .with_fix_if(fix)
 }
 
 /// "census: id = name {params}" for each census `expr` reads, in the order first read.
