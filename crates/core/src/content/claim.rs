@@ -566,7 +566,7 @@ impl<'a> Parser<'a> {
     fn word(&mut self, w: &str) -> Option<Range<usize>> {
         self.skip();
         let after = self.rest().strip_prefix(w)?;
-        after.starts_with(|c: char| c.is_whitespace() || c == '(').then(|| self.take(w)).flatten()
+        (after.is_empty() || after.starts_with(|c: char| c.is_whitespace() || c == '(')).then(|| self.take(w)).flatten()
     }
 
     /// Open one nesting level at `at` (the `(`, name, `-` or `not` that opens it): an
@@ -637,6 +637,10 @@ impl<'a> Parser<'a> {
         } else {
             return Ok(left);
         };
+        if self.rest().trim().is_empty() {
+            let message = format!("expected a list after `{}`", op.as_str());
+            return Err(self.error(&message, at, "`in` looks in a list: {{ assert 6 not in s.values }}"));
+        }
         Ok(Expr::Compare(op, Box::new(left), Box::new(self.sum()?), at))
     }
 
@@ -801,6 +805,17 @@ mod tests {
             let e = parse_claim(inner, 10, 8..inner.len() + 12).unwrap_err();
             let r = e.span.start - 10..e.span.end - 10;
             assert!(inner.get(r.clone()).is_some(), "{inner:?}: span {r:?} splits a character");
+        }
+    }
+
+    #[test]
+    fn a_membership_with_nothing_after_it_is_an_error_at_its_end() {
+        // `in` and `not in` are operators at the end of the claim too: the error is the
+        // missing list after them, not the number before them.
+        for inner in [" assert 6 in ", " assert 6 not in ", " assert s.a in"] {
+            let e = parse_claim(inner, 0, 0..inner.len()).unwrap_err();
+            assert!(inner[e.span.clone()].ends_with("in"), "{inner:?}: {} at {:?}", e.message, e.span);
+            assert!(e.message.starts_with("expected a list after `"), "{inner:?}: {}", e.message);
         }
     }
 
