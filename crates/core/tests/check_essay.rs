@@ -201,7 +201,8 @@ fn an_unreadable_stated_value_says_why() {
         (forty_then_word.as_str(), "unreadable stated value"),
         (forty_spread.as_str(), "unreadable stated value"),
         (forty_one_spread.as_str(), "a number of more than 40 digits is refused, never cut short"),
-        ("55.", "a trailing point states no precision: write `2` or `2.0`"),
+        ("55.", "a trailing point states no precision: write `55` or `55.0`"),
+        ("1,001.", "a trailing point states no precision: write `1,001` or `1,001.0`"),
         ("fifty.", "unreadable stated value"),
         ("5x.", "unreadable stated value"),
     ];

@@ -293,14 +293,22 @@ fn census_note(bound: &BTreeMap<String, Bound>, expr: &Expr) -> String {
     format!("census: {}", calls.join("; "))
 }
 
+/// The number before a trailing point that ends `stated` (`55` of `55.`, `1,001` of
+/// `about 1,001.`), or `None` when `stated` does not end in digits and a point.
+fn before_trailing_point(stated: &str) -> Option<&str> {
+    let base = stated.trim_end().strip_suffix('.')?;
+    let n = base.rsplit(char::is_whitespace).next()?;
+    n.ends_with(|c: char| c.is_ascii_digit()).then_some(n)
+}
+
 /// The diagnostic for a stated text no form reads; `shown` is the computed value.
 fn unreadable(essay: &Essay, stated: &str, span: &Range<usize>, shown: &str) -> Diagnostic {
     let longest_run = stated.split(|c: char| !c.is_ascii_digit()).map(str::len).max().unwrap_or(0);
     let digits = stated.chars().filter(char::is_ascii_digit).count();
     let label = if longest_run > forms::MAX_DIGITS || (digits > forms::MAX_DIGITS && !stated.contains(' ')) {
         format!("a number of more than {} digits is refused, never cut short", forms::MAX_DIGITS)
-    } else if stated.trim_end().ends_with('.') && stated.trim_end().trim_end_matches('.').ends_with(|c: char| c.is_ascii_digit()) {
-        "a trailing point states no precision: write `2` or `2.0`".to_string()
+    } else if let Some(n) = before_trailing_point(stated) {
+        format!("a trailing point states no precision: write `{n}` or `{n}.0`")
     } else if let Some(why) = forms::fraction_problem(stated) {
         why.to_string()
     } else {
