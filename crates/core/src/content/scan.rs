@@ -351,7 +351,10 @@ fn claims_in_html(raw: &str, base: usize, errors: &mut Vec<ClaimSyntaxError>) {
         } else if after.starts_with("->") {
             start + 6
         } else {
-            after.find("-->").map_or(raw.len(), |n| start + 4 + n + 3)
+            // HTML ends a comment at `-->` or at `--!>` (an incorrectly closed comment
+            // that browsers still close): whichever comes first.
+            let close = [after.find("-->").map(|n| n + 3), after.find("--!>").map(|n| n + 4)];
+            close.into_iter().flatten().min().map_or(raw.len(), |n| start + 4 + n)
         };
         comments.push(start..end);
         i = end;
@@ -708,6 +711,12 @@ mod tests {
         let s = scan("<div>\n{{ x.a = 1 }} and {{ not a claim }}\n<!--\n{{ x.b = 2 }}\n-->\n</div>\n", 0);
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
         assert!(s.claims.is_empty());
+        // Browsers end a comment at `--!>` too (HTML's incorrectly-closed-comment): a claim
+        // after it is shown, so it is an error; one before it stays hidden.
+        let text = "<!-- {{ x.a = 1 }} --!> {{ x.b = 15 }} -->\n";
+        let s = scan(text, 0);
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert_eq!(&text[s.errors[0].span.clone()], "{{ x.b = 15 }}");
     }
 
     #[test]
