@@ -253,6 +253,30 @@ fn figure_text(
     (inline::strip_markdown(&plain.unwrap_or_else(|_| decoded.to_string())), span)
 }
 
+/// Errors for claims in a figure's other options (`x_label`, `labels`, a column's `label`,
+/// …): they are drawn into the figure as written and never checked, so each is
+/// `claim-misplaced` at the claim. Only the caption and the alt text carry claims.
+fn claims_in_options(
+    file: &str,
+    source: &str,
+    (b, ix): (&FencedBlock, &crate::yaml::Index),
+    options: &serde_json::Map<String, serde_json::Value>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for key in options.keys() {
+        let Some(region) = ix.value(&[key.as_str()]) else { continue };
+        let span = b.source_offset(region.start)..b.source_offset(region.end);
+        let (found, _) = inline::claims_in(source, span, 0);
+        for c in found {
+            diags.push(
+                Diagnostic::error(Code::ClaimMisplaced, file, c.span, format!("a claim cannot go in a figure's `{key}`"))
+                    .with_label("drawn as written, never checked")
+                    .with_hint("state the number in the caption, where it is checked, or give the label without it"),
+            );
+        }
+    }
+}
+
 /// The census block `b` of an essay whose text is `source`, when its YAML reads, its id is
 /// usable and not one of `calls`' already; else its diagnostic in `diags` (and, for YAML
 /// that does not read, the id as far as it could be read in `broken_ids`).
@@ -338,6 +362,7 @@ fn figure_block(
                 return None;
             }
             let plot_span = block_key_span(&b, &ix, "plot");
+            claims_in_options(file, source, (&b, &ix), &h.rest, diags);
             let (caption, caption_span) = figure_text(file, source, (&b, &ix), "caption", &h.caption, claims, diags);
             let (alt, alt_span) = figure_text(file, source, (&b, &ix), "alt", &h.alt, claims, diags);
             Some(FigureBlock {
