@@ -90,3 +90,36 @@ left {{ g.move_test.moves − g.move_test.struck = eleven }}, rules {{ len(g.mov
     let (code, _, err) = countersign(root, &["check", "--no-cache"]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A site census's text that a claim cannot hold is refused, the file left as it was
+/// where it would break, and a second check still fails: `--bless` wrote `say "hi"` into
+/// a quoted caption, `a: b # c` into a plain one, a line break into a heading, `}}` into
+/// a sentence and `|` into a table cell, then said "ok" (the next check found 2 errors).
+#[test]
+fn bless_never_writes_text_that_would_not_read_back() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    std::fs::create_dir_all(root.join("censuses")).unwrap();
+    std::fs::write(root.join("censuses/c.yaml"), "command: [python3, censuses/c.py]\nsources: [censuses/c.py]\n").unwrap();
+    let script = "import json\nprint(json.dumps({'quote': 'say \"hi\"', 'brace': 'a }} b', 'multi': 'a\\nb', \
+                  'colon': 'a: b # c', 'pipe': 'a | b', 'ok': '*plain*: \"text\"'}))\n";
+    std::fs::write(root.join("censuses/c.py"), script).unwrap();
+    let essay = "---\ntitle: E\n---\n\n```census\nid: s\nrun: c\n```\n\n```figure\nid: f\nfrom: s\nplot: table\n\
+                 caption: \"Quoted {{ s.quote = x }} here.\"\nalt: Plain {{ s.colon = x }} here\n```\n\n\
+                 ## Heading {{ s.multi = x }}\n\nBody {{ s.brace = x }} and {{ s.ok = x }}.\n\n\
+                 | a | b |\n|---|---|\n| {{ s.pipe = x }} | 2 |\n";
+    std::fs::write(root.join("essays/e.md"), essay).unwrap();
+    let (code, out, err) = countersign(root, &["check", "--no-cache", "--bless"]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(err.contains("blessed 1 stated value"), "{err}");
+    assert_eq!(err.matches("error[bless-refused]").count(), 5, "{err}");
+    for why in ["`}}`, which would end the claim early", "a line break", "would break the essay", "would break the essay"] {
+        assert!(err.contains(why), "{why}: {err}");
+    }
+    let text = std::fs::read_to_string(root.join("essays/e.md")).unwrap();
+    assert_eq!(text, essay.replace("{{ s.ok = x }}", "{{ s.ok = *plain*: \"text\" }}"));
+    let (code, _, err) = countersign(root, &["check", "--no-cache"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("5 errors"), "{err}");
+}

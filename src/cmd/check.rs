@@ -81,17 +81,14 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
 fn bless(root: &Path, sources: &Sources, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
     let (edits, refusals) = countersign_site::bless::plan(diags, sources, reports);
     diags.extend(refusals);
-    match countersign_site::bless::apply(root, &edits) {
-        Ok(done) => {
-            diags.retain(|d| !(d.fix().is_some() && done.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
-            for e in &done {
-                let (before, after) = lines_around(sources, e);
-                out(&format!("{}:{}:{}\n- {before}\n+ {after}\n", e.file, e.line, e.column));
-            }
-            err(&format!("blessed {}\n", count(done.len(), "stated value")));
-        }
-        Err(d) => diags.extend(d),
+    let (done, refused) = countersign_site::bless::apply(root, &edits);
+    diags.extend(refused);
+    diags.retain(|d| !(d.fix().is_some() && done.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
+    for e in &done {
+        let (before, after) = lines_around(sources, e);
+        out(&format!("{}:{}:{}\n- {before}\n+ {after}\n", e.file, e.line, e.column));
     }
+    err(&format!("blessed {}\n", count(done.len(), "stated value")));
 }
 
 /// The line of `e` as it was checked and as the edit leaves it, with terminal controls

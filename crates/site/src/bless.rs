@@ -63,10 +63,12 @@ pub fn plan(diags: &[Diagnostic], sources: &Sources, reports: &[ClaimReport]) ->
     (edits, refusals)
 }
 
-/// Apply `edits` to the files under `root`. Returns the edits made; an edit whose span no
-/// longer holds its old text (the file changed since it was checked) is refused, as is
-/// every other edit of that file.
-pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> {
+/// Apply `edits` to the files under `root`: the edits made, and a diagnostic for each
+/// one refused. An edit whose span no longer holds its old text (the file changed since
+/// it was checked) is refused with every other edit of that file. An edit after which
+/// the file would not read back as the same essay with only that stated value changed
+/// (see [`reads_back`]) is refused alone and the file's other edits are made.
+pub fn apply(root: &Path, edits: &[Edit]) -> (Vec<Edit>, Vec<Diagnostic>) {
     let mut by_file: BTreeMap<&str, Vec<&Edit>> = BTreeMap::new();
     for e in edits {
         by_file.entry(e.file.as_str()).or_default().push(e);
@@ -97,18 +99,63 @@ pub fn apply(root: &Path, edits: &[Edit]) -> Result<Vec<Edit>, Vec<Diagnostic>> 
             );
             continue;
         }
-        for e in &list {
-            text.replace_range(e.span.clone(), &e.new);
+        let mut made = Vec::new();
+        for e in list {
+            let mut next = text.clone();
+            next.replace_range(e.span.clone(), &e.new);
+            match reads_back(file, &text, &next, e) {
+                Ok(()) => {
+                    text = next;
+                    made.push(e.clone());
+                }
+                Err(why) => diags.push(
+                    Diagnostic::error(Code::BlessRefused, file, e.span.clone(), format!("cannot bless `{}`: {why}", e.old))
+                        .with_label(format!("computed: {}", e.new))
+                        .with_hint("rewrite this sentence by hand"),
+                ),
+            }
+        }
+        if made.is_empty() {
+            continue;
         }
         match replace(&real, &text) {
-            Ok(()) => done.extend(list.into_iter().rev().cloned()),
+            Ok(()) => done.extend(made.into_iter().rev()),
             Err(e) => diags.push(Diagnostic::error(Code::WriteFailed, file, 0..0, format!("cannot write: {e}"))),
         }
     }
-    if diags.is_empty() {
-        Ok(done)
+    (done, diags)
+}
+
+/// Whether `after` (the essay text `before` with edit `e` made) reads as the same essay
+/// with only the stated value of `e`'s claim changed to `e.new`: the same problems, the
+/// same claims in the same order, each written the same but that one, which states
+/// `e.new`. A census's text can break what holds the claim: a `"` ends a quoted YAML
+/// caption, `: ` or ` #` a plain one, a `|` a table cell. Else why not, in words.
+pub fn reads_back(file: &str, before: &str, after: &str, e: &Edit) -> Result<(), String> {
+    use countersign_core::content::{claim::ClaimKind, parse_essay};
+    let parse = |t: &str| parse_essay(file, file.into(), t.to_string());
+    let ((old, old_diags), (new, new_diags)) = (parse(before), parse(after));
+    let problems = |d: &[Diagnostic]| d.iter().map(|d| (d.code, d.message.clone())).collect::<Vec<_>>();
+    let (was, now) = (problems(&old_diags), problems(&new_diags));
+    if let Some((code, message)) = now.iter().find(|p| !was.contains(p)) {
+        return Err(format!("writing `{}` here would break the essay ({code}: {message})", e.new));
+    }
+    let (Some(old), Some(new)) = (old, new) else { return Err(format!("writing `{}` here would unmake the essay", e.new)) };
+    let shift = |at: usize| if at >= e.span.end { at + e.new.len() - e.old.len() } else { at };
+    let same = old.claims.len() == new.claims.len()
+        && old.claims.iter().zip(&new.claims).all(|(o, n)| {
+            let edited = o.span.start <= e.span.start && e.span.end <= o.span.end;
+            let written = (shift(o.span.start)..shift(o.span.end)) == n.span;
+            let stated = match &n.kind {
+                ClaimKind::Check { stated, .. } => !edited || *stated == e.new,
+                _ => !edited,
+            };
+            written && stated && std::mem::discriminant(&o.kind) == std::mem::discriminant(&n.kind)
+        });
+    if same {
+        Ok(())
     } else {
-        Err(diags)
+        Err(format!("`{}` would not read back as this claim's stated value", e.new))
     }
 }
 
@@ -162,6 +209,38 @@ mod tests {
         assert_eq!(edits, vec![want]);
     }
 
+    /// A census's text that would break what holds the claim is refused, the file's
+    /// other edits made: `--bless` wrote `say "hi"` into a quoted YAML caption, `a: b # c`
+    /// into a plain one and `a | b` into a table cell, and then reported success.
+    #[test]
+    fn an_edit_that_would_not_read_back_is_refused_alone() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("essays")).unwrap();
+        let text = "---\ntitle: E\n---\n\n```census\nid: s\nrun: c\n```\n\n```figure\nid: f\nfrom: s\nplot: table\n\
+                    caption: \"Quoted {{ s.q = QQ }} here.\"\nalt: Plain {{ s.c = CC }} here\n```\n\n\
+                    | a | b |\n|---|---|\n| {{ s.p = PP }} | 2 |\n\nBody {{ s.ok = OK1 }} and {{ s.star = ST1 }}.\n";
+        let a = d.path().join("essays/a.md");
+        std::fs::write(&a, text).unwrap();
+        let edits = [
+            edit("essays/a.md", text, "QQ", "say \"hi\""),
+            edit("essays/a.md", text, "CC", "a: b # c"),
+            edit("essays/a.md", text, "PP", "a | b"),
+            edit("essays/a.md", text, "OK1", "plain"),
+            edit("essays/a.md", text, "ST1", "*a*: \"b\" # c"),
+        ];
+        let (done, diags) = apply(d.path(), &edits);
+        let made: Vec<&str> = done.iter().map(|e| e.new.as_str()).collect();
+        assert_eq!(made, ["plain", "*a*: \"b\" # c"], "{diags:?}");
+        assert_eq!(diags.len(), 3, "{diags:?}");
+        for (diag, old) in diags.iter().zip(["PP", "CC", "QQ"]) {
+            assert_eq!(diag.code, Code::BlessRefused);
+            assert!(diag.message.starts_with(&format!("cannot bless `{old}`: ")), "{}", diag.message);
+            assert_eq!(&text[diag.span.clone()], old);
+        }
+        let want = text.replace("{{ s.ok = OK1 }}", "{{ s.ok = plain }}").replace("{{ s.star = ST1 }}", "{{ s.star = *a*: \"b\" # c }}");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), want);
+    }
+
     fn edit(file: &str, text: &str, old: &str, new: &str) -> Edit {
         let start = text.find(old).unwrap();
         Edit { file: file.into(), line: 1, column: 1, span: start..start + old.len(), old: old.into(), new: new.into() }
@@ -178,14 +257,15 @@ mod tests {
         let (essays, outside) = (d.path().join("essays"), d.path().join("outside.txt"));
         std::fs::create_dir_all(&essays).unwrap();
         std::fs::write(&outside, "keep").unwrap();
-        let text = "There are {{ 3 }} positions.\n";
+        let text = "---\ntitle: A\n---\nThere are {{ g.n = 3 }} positions.\n";
         let a = essays.join("a.md");
         std::fs::write(&a, text).unwrap();
         std::fs::set_permissions(&a, std::fs::Permissions::from_mode(0o640)).unwrap();
         std::os::unix::fs::symlink(&outside, essays.join(format!(".a.md.bless-{}", std::process::id()))).unwrap();
-        let done = apply(d.path(), &[edit("essays/a.md", text, "3", "4")]).unwrap();
+        let (done, diags) = apply(d.path(), &[edit("essays/a.md", text, "3", "4")]);
+        assert!(diags.is_empty(), "{diags:?}");
         assert_eq!(done.len(), 1);
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "There are {{ 4 }} positions.\n");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), text.replace("= 3 }}", "= 4 }}"));
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), "keep");
         let meta = std::fs::symlink_metadata(&a).unwrap();
         assert!(meta.file_type().is_file());

@@ -77,7 +77,7 @@ fn resolved(p: &Path) -> io::Result<PathBuf> {
 
 /// Refuse an output folder `out` for the site at `root` that holds the site itself (the
 /// root or a folder above it, `/` included: the exchange would replace the sources) or
-/// lies inside its sources (`essays/`, `templates/`, `static/`, the cache: the next build
+/// lies inside its sources (`essays/`, `templates/`, `static/`, `censuses/`, the cache: the next build
 /// would read its own output). The error says why, in a sentence. Returns `out` made
 /// absolute, links and `..` resolved: the folder to write (so `a/../public` creates no `a`).
 pub fn check_out(root: &Path, out: &Path) -> Result<PathBuf, String> {
@@ -91,7 +91,7 @@ pub fn check_out(root: &Path, out: &Path) -> Result<PathBuf, String> {
             root.join("public").display()
         ));
     }
-    for sub in ["essays", "templates", "static", ".countersign-cache"] {
+    for sub in ["essays", "templates", "static", crate::censuses::DIR, ".countersign-cache"] {
         if out_abs.starts_with(root_abs.join(sub)) {
             return Err(format!(
                 "the output folder {} is inside the site's {sub}/ folder, which the build reads; choose a folder outside it, such as {}",

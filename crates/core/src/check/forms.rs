@@ -235,6 +235,29 @@ pub fn fraction_problem(text: &str) -> Option<&'static str> {
     }
 }
 
+/// The census's text `s`, when a claim can hold it as written (`--bless` writes it
+/// between `=` and `}}`): not empty, no spaces at its ends (reading trims them), no `{{`
+/// or `}}` (they would open a claim or end this one early), and no line break or other
+/// control character (a break ends a heading or a table row). Else why not.
+fn text_to_write(s: &str) -> Result<&str, String> {
+    let why = if s.is_empty() {
+        "the census gives empty text, which a claim cannot state"
+    } else if s.trim() != s {
+        "the census's text begins or ends with a space, which reading the claim trims"
+    } else if s.contains("}}") {
+        "the census's text holds `}}`, which would end the claim early"
+    } else if s.contains("{{") {
+        "the census's text holds `{{`, which would open another claim"
+    } else if s.contains(['\n', '\r']) {
+        "the census's text holds a line break, which would end a heading or a table row"
+    } else if s.chars().any(char::is_control) {
+        "the census's text holds a control character"
+    } else {
+        return Ok(s);
+    };
+    Err(why.to_string())
+}
+
 /// Parse `text` as a stated value for the computed value `c`: against text, any text is
 /// stated text (compared exactly); otherwise as [`parse_stated`] reads it, lists when `c`
 /// is a list. `None` when no form fits.
@@ -402,7 +425,7 @@ pub fn bless(form: &Form, c: &Computed) -> Result<String, String> {
             let sign = if v.is_negative() { minus.unwrap_or('−').to_string() } else { String::new() };
             Ok(format!("{sign}{}/{}", v.numer().magnitude(), v.denom()))
         }
-        (Form::Text(_), Computed::Text(s)) => Ok(s.clone()),
+        (Form::Text(_), Computed::Text(s)) => text_to_write(s).map(str::to_string),
         (_, Computed::Float(q)) => bless(form, &Computed::Number(q.clone(), None)),
         (_, Computed::List(_)) if c.exact() != *c => bless(form, &c.exact()),
         (Form::Number(n), Computed::Number(v, _)) => bless_decimal(n, v, 1),
@@ -652,6 +675,22 @@ mod tests {
         assert_eq!(blessed("1, 2 and 3", json!([1, 2, 4, 8])).unwrap(), "1, 2, 4 and 8");
         assert_eq!(blessed("24 to 79", json!({"min": 24, "max": 80})).unwrap(), "24 to 80");
         assert_eq!(blessed("−3", json!(-4)).unwrap(), "−4");
+    }
+
+    /// A census's text is written into the claim only when the claim reads it back as
+    /// written: `}}` would end the claim early, `{{` open another, a line break end a
+    /// heading or table row, and spaces at its ends are trimmed when read. `--bless` wrote
+    /// each of these and then reported success.
+    #[test]
+    fn bless_refuses_text_the_claim_cannot_hold() {
+        let text = |s: &str| bless(&Form::Text("x".into()), &Computed::Text(s.into()));
+        assert_eq!(text("P-position, mex 3: \"hi\" | *a*"), Ok("P-position, mex 3: \"hi\" | *a*".into()));
+        for bad in ["a }} b", "a {{ b", "a\nb", "a\rb", "tab\there", " lead", "trail ", "", "a\u{7}b"] {
+            let why = text(bad).expect_err(bad);
+            assert!(why.starts_with("the census gives empty text") || why.starts_with("the census's text"), "{bad:?}: {why}");
+        }
+        assert!(text("a }} b").unwrap_err().contains("`}}`"));
+        assert!(text("a\nb").unwrap_err().contains("line break"));
     }
 
     #[test]

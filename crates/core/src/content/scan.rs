@@ -144,6 +144,8 @@ pub fn scan(text: &str, base: usize) -> Scan {
     // Raw HTML (blocks and inline tags): claims are not read there, but HTML is published
     // as written, so a claim in it would reach the reader unchecked.
     let mut html: Vec<Range<usize>> = Vec::new();
+    // Headings, table cells and paragraphs: a claim must end in the one it begins in.
+    let mut leaves: Vec<(Range<usize>, &str)> = Vec::new();
     let (mut depth, mut too_deep) = (0usize, false);
     for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
         depth = depth.saturating_add_signed(nesting(&event));
@@ -184,6 +186,9 @@ pub fn scan(text: &str, base: usize) -> Scan {
                 html.push(range.clone());
                 out.excluded.push(range)
             }
+            Event::Start(Tag::Heading { .. }) => leaves.push((range, "heading")),
+            Event::Start(Tag::TableCell) => leaves.push((range, "table cell")),
+            Event::Start(Tag::Paragraph) => leaves.push((range, "paragraph")),
             _ => {}
         }
     }
@@ -195,6 +200,7 @@ pub fn scan(text: &str, base: usize) -> Scan {
         out.errors.extend(dollar_in_math(&text[r.clone()], base + r.start));
     }
     out.claims.sort_by_key(|c| c.span.start);
+    crossing_claims(&out.claims, &leaves, base, &mut out.errors);
     unread_math(text, base, &out.excluded, &math, &out.claims, &mut out.errors);
     for r in html {
         claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
@@ -208,6 +214,30 @@ pub fn scan(text: &str, base: usize) -> Scan {
     }
     out.math = math.into_iter().map(|r| base + r.start..base + r.end).collect();
     out
+}
+
+/// An error for each claim that begins in one of `leaves` (a heading, table cell or
+/// paragraph, offsets without `base`) and ends outside it: `## A {{ x.y\nb }}` or
+/// `| {{ x = a | b }} |`. Markdown ends the heading at the line break and the cell at the
+/// `|`, so the page would split the claim (its HTML malformed) while the check read it
+/// whole.
+fn crossing_claims(claims: &[Claim], leaves: &[(Range<usize>, &str)], base: usize, errors: &mut Vec<ClaimSyntaxError>) {
+    for c in claims {
+        let (start, end) = (c.span.start - base, c.span.end - base);
+        let inside = |at: usize| start < at && at < end;
+        let Some((_, what)) = leaves.iter().find(|(r, _)| inside(r.start) || inside(r.end)) else { continue };
+        let container = leaves.iter().rev().find(|(r, _)| r.start <= start && start < r.end).map_or(*what, |(_, w)| *w);
+        errors.push(ClaimSyntaxError {
+            code: Code::ClaimSyntax,
+            message: format!("this claim runs past the end of its {container}"),
+            span: c.span.clone(),
+            hint: match container {
+                "heading" => "a heading ends at its line's end: close the claim with `}}` on the heading's line".into(),
+                "table cell" => "a `|` ends a table cell: close the claim with `}}` in its cell".into(),
+                _ => "close the claim with `}}` before the paragraph ends".into(),
+            },
+        });
+    }
 }
 
 /// The directive block (census, figure) a fenced code block at `range` of `text` opens,
@@ -735,6 +765,38 @@ mod tests {
             assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.claims);
         }
         assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
+    }
+
+    /// A claim that begins in a heading, table cell or paragraph must end in it: Markdown
+    /// ends a heading at its line's end and a cell at `|`, so the claim was checked whole
+    /// but split on the page (malformed HTML). A claim running over lines in a paragraph
+    /// or filling a heading or cell is fine.
+    #[test]
+    fn a_claim_ends_in_the_heading_cell_or_paragraph_it_begins_in() {
+        for (text, container) in [
+            ("## A {{ x.y = a\nb }}\n", "heading"),
+            ("| a | b |\n|---|---|\n| {{ x.y = a | b }} | 2 |\n", "table cell"),
+            ("Text {{ x.y =\n# b }}\n", "paragraph"),
+        ] {
+            let s = scan(text, 5);
+            assert_eq!(s.errors.len(), 1, "{text:?}: {:?}", s.errors);
+            assert_eq!(s.errors[0].message, format!("this claim runs past the end of its {container}"), "{text:?}");
+            assert_eq!(
+                &text[s.errors[0].span.start - 5..s.errors[0].span.end - 5],
+                &text[text.find("{{").unwrap()..text.find("}}").unwrap() + 2]
+            );
+        }
+        for text in [
+            "## {{ x.y = 3 }}\n",
+            "{{ x.y = 3 }}\n===\n",
+            "| {{ x.y = 3 }} | {{ x.z = 4 }} |\n|---|---|\n| {{ x.w = 5 }} | 2 |\n",
+            "A {{ x.y\n= 3 }} b\n",
+            "> {{ x.y = 3 }}\n> more\n",
+            "- {{ x.y\n  = 3 }}\n",
+        ] {
+            let s = scan(text, 0);
+            assert!(s.errors.is_empty() && !s.claims.is_empty(), "{text:?}: {:?}", s.errors);
+        }
     }
 
     /// Where a claim opens in math: a backslash escapes one character, and in a run of
