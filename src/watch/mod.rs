@@ -174,6 +174,13 @@ pub struct Built {
     pub summary: String,
 }
 
+impl Built {
+    /// The build had no errors (it serves no overlay).
+    pub fn ok(&self) -> bool {
+        self.snapshot.error.is_none()
+    }
+}
+
 impl Builder {
     /// A builder for the site at `root` (canonical), with nothing remembered yet.
     pub fn new(root: PathBuf, color: bool) -> Builder {
@@ -325,7 +332,8 @@ pub const DEBOUNCE: Duration = Duration::from_millis(2);
 /// while it waits for the quiet period to end), it is dropped — it may have read a file
 /// half written — and the next build reads the files again.
 pub const QUIET: Duration = Duration::from_millis(10);
-/// The longest a rebuild waits for a continuing burst of events.
+/// The longest a rebuild waits for a continuing burst of events: after it, a good build
+/// is published even though a newer save overtook it (a failed one is not; see [`fate`]).
 pub const MAX_WAIT: Duration = Duration::from_millis(1000);
 /// How long a file removed mid-save may stay missing before it counts as deleted.
 pub const MISSING_GRACE: Duration = Duration::from_millis(150);
@@ -455,13 +463,18 @@ impl Loop {
     }
 
     /// A relevant event: the running build, or the one waiting to be published, is stale
-    /// (unless changes have kept builds from publishing for [`MAX_WAIT`] already).
+    /// (the one waiting is dropped unless it is good and changes have kept builds from
+    /// publishing for [`MAX_WAIT`] already; see [`fate`]).
     fn touch(&mut self) {
         let now = Instant::now();
         self.last_event = Some(now);
         self.touched |= self.running;
-        if self.held.is_some() && self.discarding.get_or_insert(now).elapsed() < MAX_WAIT {
-            self.dropped.extend(self.held.take().map(|b| b.snapshot.status));
+        if let Some(held) = &self.held {
+            let finished =
+                Finished { ok: held.ok(), stale: true, waited: self.discarding.get_or_insert(now).elapsed(), quiet_for: Duration::ZERO };
+            if fate(&finished) == Fate::Drop {
+                self.dropped.extend(self.held.take().map(|b| b.snapshot.status));
+            }
         }
     }
 
@@ -535,22 +548,34 @@ impl Loop {
     }
 
     /// A build ended (`None`: cancelled). It is dropped when changes arrived while it ran
-    /// (it may have read a file mid-write; the next build reads it again), unless changes
-    /// have kept builds from publishing for [`MAX_WAIT`] already; else published once
-    /// [`QUIET`] has passed since the latest event.
+    /// (it may have read a file mid-write; the next build reads it again), unless it is
+    /// good and changes have kept builds from publishing for [`MAX_WAIT`] already; else
+    /// published once [`QUIET`] has passed since the latest event (see [`fate`]).
     fn done(&mut self, builder: Box<Builder>, built: Option<Built>, settling: bool) {
         self.running = false;
-        let stale = self.touched && self.discarding.get_or_insert_with(Instant::now).elapsed() < MAX_WAIT;
+        let waited = if self.touched { self.discarding.get_or_insert_with(Instant::now).elapsed() } else { Duration::ZERO };
+        let mut stale = false;
         match built {
-            Some(built) if !stale => {
-                if self.last_event.is_some_and(|t| t.elapsed() < QUIET) {
-                    self.held = Some(built);
-                } else {
-                    self.publish(built);
+            Some(built) => {
+                let finished = Finished {
+                    ok: built.ok(),
+                    stale: self.touched,
+                    waited,
+                    quiet_for: self.last_event.map_or(Duration::MAX, |t| t.elapsed()),
+                };
+                match fate(&finished) {
+                    Fate::Publish => self.publish(built),
+                    Fate::Hold => self.held = Some(built),
+                    Fate::Drop => {
+                        stale = true;
+                        self.dropped.push(built.snapshot.status);
+                    }
                 }
             }
-            Some(built) => self.dropped.push(built.snapshot.status),
-            None => eprintln!("build cancelled: a census it was running is no longer asked for"),
+            None => {
+                stale = self.touched && waited < MAX_WAIT;
+                eprintln!("build cancelled: a census it was running is no longer asked for");
+            }
         }
         if !self.opened {
             self.opened = true;
@@ -576,6 +601,48 @@ fn add_work(status: &mut Value, dropped: &Value) {
         for (kind, n) in kinds {
             add(&mut status["rendered"][kind], n);
         }
+    }
+}
+
+/// What the watch loop does with a finished build ([`fate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Serve it now.
+    Publish,
+    /// Keep it until [`QUIET`] has passed since the latest event, then serve it (unless a
+    /// newer event drops it first).
+    Hold,
+    /// Never serve it: a newer save overtook it (the next build reads the files again).
+    Drop,
+}
+
+/// What the fate of a finished build depends on.
+#[derive(Clone, Copy, Debug)]
+pub struct Finished {
+    /// The build had no errors.
+    pub ok: bool,
+    /// A relevant event arrived after the build started (it may have read a file half written).
+    pub stale: bool,
+    /// How long finished builds have been dropped for because changes kept coming.
+    pub waited: Duration,
+    /// How long ago the latest relevant event arrived ([`Duration::MAX`] when none has).
+    pub quiet_for: Duration,
+}
+
+/// The fate of a finished build: a stale one is dropped until changes have kept builds
+/// from publishing for [`MAX_WAIT`]; then a good one is served (so sustained saves still
+/// show), but a failed one never is: it most likely read a file an editor had just
+/// truncated (`missing-front-matter`), and would replace the good page while saves are
+/// still coming. A fresh build, failed or not, is held until [`QUIET`] has passed since the
+/// latest event, else served at once: once the events stop, the last build is shown.
+pub fn fate(b: &Finished) -> Fate {
+    if b.stale && (b.waited < MAX_WAIT || !b.ok) {
+        return Fate::Drop;
+    }
+    if b.quiet_for < QUIET {
+        Fate::Hold
+    } else {
+        Fate::Publish
     }
 }
 
@@ -608,3 +675,6 @@ fn cancel_stale(root: &std::path::Path, state: &State) {
         pipeline::plan(&pipeline::load(root, &countersign::THEME)).calls.into_iter().map(|c| c.key).collect();
     state.cancel_unwanted(&wanted);
 }
+
+#[cfg(test)]
+mod tests;
