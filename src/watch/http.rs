@@ -28,7 +28,11 @@
 //! given with `--allow-host` ([`Access`]); when the server listens on every interface
 //! (`0.0.0.0` or `::`), any IP address is accepted as well (an address cannot be rebound).
 //! A request carrying an `Origin` (a browser's cross-origin request, and the reload channel
-//! from a foreign page) must name an accepted host too. Anything else gets 403.
+//! from a foreign page) must name an accepted host and the port served (a page of another
+//! server on this machine, `http://localhost:3000`, is another origin). Anything else gets
+//! 403. A request that is malformed by RFC 9112 §3.2 gets 400: HTTP/1.1 without `Host`,
+//! more than one `Host` (which one would be checked?), or a `Host` that is not
+//! `host[:port]`.
 //!
 //! # Limits under load
 //!
@@ -124,18 +128,48 @@ fn raise_descriptor_limit() -> u64 {
 
 /// The hosts a request may name (in `Host`, and in `Origin` when it has one): the bound
 /// address, `localhost` and names under `.localhost`, and the names given with
-/// `--allow-host`; any IP address when the server listens on every interface.
+/// `--allow-host`; any IP address when the server listens on every interface. An `Origin`
+/// must also name the port served.
 #[derive(Clone, Debug)]
 pub struct Access {
     bound: IpAddr,
+    port: u16,
     names: Vec<String>,
 }
 
+/// Why a request is not answered ([`Access::refusal`]), with the text of the answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// 400: the request is malformed (RFC 9112 §3.2: no `Host` in HTTP/1.1, more than one
+    /// `Host`, or one whose value is not a host and port).
+    BadRequest(String),
+    /// 403: the request names a host this server does not answer for, or comes from the
+    /// page of another origin (against DNS rebinding).
+    Forbidden(String),
+}
+
+impl Refusal {
+    /// The status answered.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Refusal::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Refusal::Forbidden(_) => StatusCode::FORBIDDEN,
+        }
+    }
+
+    /// The text answered: why, in a sentence.
+    pub fn into_reason(self) -> String {
+        match self {
+            Refusal::BadRequest(why) | Refusal::Forbidden(why) => why,
+        }
+    }
+}
+
 impl Access {
-    /// The hosts accepted by a server bound to `bound`, plus `names` (any case; a port or a
-    /// final dot is ignored).
-    pub fn new(bound: IpAddr, names: &[String]) -> Access {
-        Access { bound, names: names.iter().map(|n| normal_name(n)).collect() }
+    /// The hosts accepted by a server bound to `bound` and serving `port`, plus `names`
+    /// (any case; a port or a final dot is ignored).
+    pub fn new(bound: IpAddr, port: u16, names: &[String]) -> Access {
+        Access { bound, port, names: names.iter().map(|n| normal_name(n)).collect() }
     }
 
     /// Whether `host` (a `Host` header: a name or address with an optional port, IPv6 in
@@ -149,29 +183,69 @@ impl Access {
     }
 
     /// Whether `origin` (an `Origin` header, `scheme://host[:port]`) names an accepted host
-    /// over HTTP (`null` and other schemes are refused).
+    /// and the port served, over HTTP (no port: 80). `null`, other schemes, another port
+    /// (another server on this machine, e.g. `http://localhost:3000`) are refused.
     pub fn allows_origin(&self, origin: &str) -> bool {
-        origin.strip_prefix("http://").is_some_and(|host| !host.contains('/') && self.allows_host(host))
+        let Some(authority) = origin.strip_prefix("http://").filter(|a| !a.contains('/')) else { return false };
+        port_of(authority) == Some(self.port) && self.allows_host(authority)
     }
 
-    /// Why `req` is refused, if it is: a missing or foreign `Host`, or a foreign `Origin`.
-    fn refusal(&self, req: &Request) -> Option<String> {
+    /// Why `req` is refused, if it is: a malformed `Host` (400), a foreign host or a
+    /// missing one (HTTP/1.0), or a foreign `Origin` (403).
+    pub fn refusal(&self, req: &Request) -> Option<Refusal> {
         let header_text = |name| req.headers().get(name).map(|v: &HeaderValue| v.to_str().unwrap_or("\u{fffd}"));
-        // An absolute-form target (`GET http://host/ …`) names its host itself.
+        if let Some(bad) = malformed_host(req) {
+            return Some(Refusal::BadRequest(bad));
+        }
+        // An absolute-form target (`GET http://host/ …`) names its host itself (RFC 9112 §3.2.2).
         let host = req.uri().authority().map(|a| a.as_str()).or_else(|| header_text(header::HOST));
         match host {
-            None => return Some("the request names no host\n".into()),
+            None => return Some(Refusal::Forbidden("the request names no host\n".into())),
             Some(h) if !self.allows_host(h) => {
-                return Some(format!(
+                return Some(Refusal::Forbidden(format!(
                 "this dev server does not answer for the host {h:?}; open it as localhost or by its address, or pass --allow-host NAME\n"
-            ))
+            )))
             }
             Some(_) => {}
         }
         match header_text(header::ORIGIN) {
-            Some(o) if !self.allows_origin(o) => Some(format!("requests from the page at {o:?} are not answered\n")),
+            Some(o) if !self.allows_origin(o) => Some(Refusal::Forbidden(format!("requests from the page at {o:?} are not answered\n"))),
             _ => None,
         }
+    }
+}
+
+/// What is wrong with the `Host` headers of `req`, if anything (RFC 9112 §3.2: a server
+/// answers 400 to an HTTP/1.1 request without one, to any request with more than one, and
+/// to a value that is not `host[:port]`). An empty value is well-formed (it names no host).
+fn malformed_host(req: &Request) -> Option<String> {
+    let hosts: Vec<&HeaderValue> = req.headers().get_all(header::HOST).iter().collect();
+    match hosts.as_slice() {
+        [] if req.version() >= axum::http::Version::HTTP_11 => Some("an HTTP/1.1 request must have a Host header\n".into()),
+        [] => None,
+        [one] if one.is_empty() => None,
+        [one] => match one.to_str().ok().and_then(|h| h.parse::<axum::http::uri::Authority>().ok()) {
+            Some(a) if !a.as_str().contains('@') && port_of(a.as_str()).is_some() => None,
+            _ => Some(format!("the Host header {:?} is not a host and port\n", String::from_utf8_lossy(one.as_bytes()))),
+        },
+        more => Some(format!("the request has {} Host headers; one is allowed\n", more.len())),
+    }
+}
+
+/// The port of `authority` (`host[:port]`, IPv6 in brackets; no port or an empty one:
+/// 80), `None` when it is not a number below 65536.
+fn port_of(authority: &str) -> Option<u16> {
+    let port = match authority.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']')?.1 {
+            "" => "",
+            rest => rest.strip_prefix(':')?,
+        },
+        None => authority.rsplit_once(':').map_or("", |(_, port)| port),
+    };
+    match port {
+        "" => Some(80),
+        digits if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse().ok(),
+        _ => None,
     }
 }
 
@@ -339,10 +413,10 @@ fn router(server: Arc<Server>) -> Router {
         .with_state(server)
 }
 
-/// Refuse a foreign host or origin with 403; mark every answer `no-store` and `nosniff`.
+/// Refuse a malformed `Host` with 400, a foreign host or origin with 403; mark every answer `no-store` and `nosniff`.
 async fn guard(Shared(server): Shared<Arc<Server>>, req: Request, next: Next) -> Response {
     let mut response = match server.access.refusal(&req) {
-        Some(why) => text(StatusCode::FORBIDDEN, why),
+        Some(refusal) => text(refusal.status(), refusal.into_reason()),
         None => next.run(req).await,
     };
     let headers = response.headers_mut();

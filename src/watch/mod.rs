@@ -352,7 +352,7 @@ pub fn serve(opts: &Options) -> Result<(), String> {
     let url = format!("http://{local}/");
     let state = Arc::new(State::default());
     state.publish(Snapshot { status: json!({ "generation": 0, "ok": false, "building": true }), ..Snapshot::default() });
-    listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts)).map_err(|e| e.to_string())?;
+    listener.spawn(state.clone(), http::Access::new(opts.interface, local.port(), &opts.allowed_hosts)).map_err(|e| e.to_string())?;
     println!("countersign watch: serving {url} (Ctrl-C stops)");
     use std::io::Write;
     let _ = std::io::stdout().flush();

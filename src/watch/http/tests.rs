@@ -95,22 +95,45 @@ fn caps_follow_the_descriptor_limit() {
 #[test]
 fn only_the_bound_address_localhost_and_allowed_names_are_hosts() {
     let names = ["Essays.Example".to_string()];
-    let v4 = Access::new("127.0.0.1".parse().unwrap(), &names);
+    let v4 = Access::new("127.0.0.1".parse().unwrap(), 1111, &names);
     for ok in ["127.0.0.1:1111", "127.0.0.1", "localhost:1111", "LOCALHOST", "localhost.", "app.localhost:80", "essays.example:1111"] {
         assert!(v4.allows_host(ok), "{ok} should be answered");
     }
     for bad in ["evil.example:1111", "127.0.0.2:1111", "[::1]:1111", "localhost.evil.example", "", "127.0.0.1.evil.example"] {
         assert!(!v4.allows_host(bad), "{bad} should be refused");
     }
-    let v6 = Access::new("::1".parse().unwrap(), &[]);
+    let v6 = Access::new("::1".parse().unwrap(), 8080, &[]);
     assert!(v6.allows_host("[::1]:8080") && v6.allows_host("[::1]") && !v6.allows_host("127.0.0.1:8080"));
     // Listening everywhere: any address is fine (it cannot be rebound), names still are not.
-    let any = Access::new("0.0.0.0".parse().unwrap(), &[]);
+    let any = Access::new("0.0.0.0".parse().unwrap(), 1111, &[]);
     assert!(any.allows_host("192.0.2.7:1111") && !any.allows_host("evil.example:1111"));
     assert!(v4.allows_origin("http://127.0.0.1:1111") && v4.allows_origin("http://localhost:1111"));
     for bad in ["null", "http://evil.example:1111", "https://evil.example", "file://", "http://localhost:1/x"] {
         assert!(!v4.allows_origin(bad), "{bad} should be refused");
     }
+}
+
+/// Another server on this machine (a page at `http://localhost:3000`) is another origin:
+/// only pages of the port served are answered (no port in an `Origin` means 80).
+#[test]
+fn an_origin_on_another_port_is_refused() {
+    let v4 = Access::new("127.0.0.1".parse().unwrap(), 1111, &[]);
+    for bad in [
+        "http://localhost:3000",
+        "http://127.0.0.1:3000",
+        "http://localhost",
+        "http://localhost:11110",
+        "http://localhost:99999",
+        "http://localhost:1111x",
+    ] {
+        assert!(!v4.allows_origin(bad), "{bad} should be refused");
+    }
+    assert!(v4.allows_origin("http://localhost:1111") && v4.allows_origin("http://127.0.0.1:1111"));
+    let on_80 = Access::new("127.0.0.1".parse().unwrap(), 80, &[]);
+    assert!(on_80.allows_origin("http://localhost") && on_80.allows_origin("http://localhost:80"));
+    assert!(!on_80.allows_origin("http://localhost:1111"));
+    let v6 = Access::new("::1".parse().unwrap(), 8080, &[]);
+    assert!(v6.allows_origin("http://[::1]:8080") && !v6.allows_origin("http://[::1]:3000") && !v6.allows_origin("http://[::1]"));
 }
 
 /// A server on loopback serving `files` as generation 1, with the given caps.
@@ -123,7 +146,7 @@ fn serve(files: &[(&str, Vec<u8>)], limits: Limits) -> (Arc<Server>, SocketAddr)
     state.publish(Snapshot { generation: 1, files: Arc::new(out), error: None, status: json!({}) });
     let listening = bind("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listening.local_addr().unwrap();
-    (listening.spawn_with(state, Access::new(addr.ip(), &[]), limits).unwrap(), addr)
+    (listening.spawn_with(state, Access::new(addr.ip(), addr.port(), &[]), limits).unwrap(), addr)
 }
 
 /// Send a GET of `path` on a new connection and read the answer's status line.
@@ -230,6 +253,21 @@ fn a_foreign_host_or_origin_gets_403_and_only_get_and_head_are_served() {
     assert!(rebound.starts_with("HTTP/1.1 403 ") && rebound.contains("--allow-host"), "{rebound}");
     let no_host = ask("GET / HTTP/1.0\r\n\r\n".to_string());
     assert!(no_host.starts_with("HTTP/1.0 403 ") || no_host.starts_with("HTTP/1.1 403 "), "{no_host}");
+    // RFC 9112 §3.2: 400 for an HTTP/1.1 request without a Host, for two Hosts (even the
+    // same twice, or with a foreign one second), and for a Host that is not host[:port].
+    let no_host_11 = ask("GET / HTTP/1.1\r\nConnection: close\r\n\r\n".to_string());
+    assert!(no_host_11.starts_with("HTTP/1.1 400 ") && no_host_11.contains("Host"), "{no_host_11}");
+    for hosts in [
+        format!("Host: {addr}\r\nHost: attacker.example:{port}"),
+        format!("Host: {addr}\r\nHost: {addr}"),
+        "Host: a b".into(),
+        "Host: user@localhost".into(),
+    ] {
+        let got = ask(format!("GET / HTTP/1.1\r\n{hosts}\r\nConnection: close\r\n\r\n"));
+        assert!(got.starts_with("HTTP/1.1 400 "), "{hosts}: {got}");
+    }
+    let other_port = ask(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://localhost:3000\r\nConnection: close\r\n\r\n"));
+    assert!(other_port.starts_with("HTTP/1.1 403 "), "{other_port}");
     let foreign = ask(format!(
         "GET /__countersign/events HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: http://attacker.example\r\nConnection: close\r\n\r\n"
     ));
