@@ -356,6 +356,9 @@ pub fn serve(opts: &Options) -> Result<(), String> {
     println!("countersign watch: serving {url} (Ctrl-C stops)");
     use std::io::Write;
     let _ = std::io::stdout().flush();
+    if let Some(warning) = exposure_warning(local) {
+        eprintln!("{warning}");
+    }
 
     let (tx, rx) = mpsc::channel::<Msg>();
     let fs_tx = tx.clone();
@@ -392,6 +395,21 @@ pub fn serve(opts: &Options) -> Result<(), String> {
     lp.spawn(Box::new(Builder::new(root, opts.color)));
     lp.run(&rx);
     Ok(())
+}
+
+/// The warning printed at start when `addr` is not a loopback address: every machine that
+/// can reach it reads the site, its drafts and the build status (`None` on loopback).
+pub fn exposure_warning(addr: SocketAddr) -> Option<String> {
+    let ip = addr.ip().to_canonical();
+    if ip.is_loopback() {
+        return None;
+    }
+    let which = if ip.is_unspecified() { "every interface of this machine" } else { "an address other machines can reach" };
+    let local = if ip.is_ipv4() { "127.0.0.1" } else { "::1" };
+    Some(format!(
+        "warning: listening on {ip}, {which}: anyone who can reach port {port} sees the site with its drafts, the build status and the errors; --interface {local} keeps them to this machine",
+        port = addr.port()
+    ))
 }
 
 /// The watch loop's state: the builder (when idle), what happened while a build ran, and

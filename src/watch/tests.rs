@@ -103,3 +103,16 @@ fn under_sustained_in_place_saves_a_failed_build_never_replaces_the_good_page() 
     let now = lp.state.current();
     assert_eq!((now.generation, now.error.is_some()), (3, true), "the final failed build is not shown");
 }
+
+#[test]
+fn only_an_address_off_loopback_is_warned_about() {
+    let warned = |a: &str| exposure_warning(a.parse().unwrap());
+    for quiet in ["127.0.0.1:1111", "127.3.4.5:1111", "[::1]:1111", "[::ffff:127.0.0.1]:1111"] {
+        assert_eq!(warned(quiet), None, "{quiet}");
+    }
+    for open in ["0.0.0.0:1111", "[::]:1111", "192.0.2.7:1111", "[2001:db8::1]:1111"] {
+        let w = warned(open).unwrap_or_else(|| panic!("{open} is not warned about"));
+        assert!(w.starts_with("warning: ") && w.contains("drafts") && w.contains("port 1111"), "{w}");
+    }
+    assert!(warned("0.0.0.0:1111").unwrap().contains("every interface") && warned("[::]:1").unwrap().contains("--interface ::1"));
+}
