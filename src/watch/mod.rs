@@ -159,7 +159,6 @@ pub struct Builder {
     memory: Mutex<HashMap<String, Arc<Value>>>,
     memo: pipeline::Incremental,
     last_good: Option<Arc<Output>>,
-    failing: bool,
     cancelled: u64,
     color: bool,
 }
@@ -170,7 +169,7 @@ pub struct Built {
     pub snapshot: Snapshot,
     /// Diagnostics rendered for the terminal (possibly coloured; empty when none).
     pub printed: String,
-    /// One summary line.
+    /// One summary line (the loop adds " — fixed" when it follows a failure it showed).
     pub summary: String,
 }
 
@@ -184,15 +183,7 @@ impl Built {
 impl Builder {
     /// A builder for the site at `root` (canonical), with nothing remembered yet.
     pub fn new(root: PathBuf, color: bool) -> Builder {
-        Builder {
-            root,
-            memory: Mutex::new(HashMap::new()),
-            memo: pipeline::Incremental::default(),
-            last_good: None,
-            failing: false,
-            cancelled: 0,
-            color,
-        }
+        Builder { root, memory: Mutex::new(HashMap::new()), memo: pipeline::Incremental::default(), last_good: None, cancelled: 0, color }
     }
 
     /// Build the site once: the stages of [`pipeline::run`] (load, plan, compute, check,
@@ -245,8 +236,7 @@ impl Builder {
         let s = run.stats;
         let census = format!("census calls: {} ({} ran, {} from cache, {} in memory)", s.calls, s.ran, s.cached, s.remembered);
         let summary = if ok {
-            let fixed = if self.failing { " — fixed" } else { "" };
-            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", generation, count(run.loaded.essays.len(), "essay"))
+            format!("[{}] built in {ms:.0} ms: {}, {census}", generation, count(run.loaded.essays.len(), "essay"))
         } else {
             format!(
                 "[{}] build failed in {ms:.0} ms: {}, {}; {}",
@@ -256,7 +246,6 @@ impl Builder {
                 if self.last_good.is_some() { "still serving the last good pages under the error overlay" } else { "no good build yet" }
             )
         };
-        self.failing = !ok;
         let status = json!({
             "generation": generation,
             "ok": ok,
@@ -389,6 +378,8 @@ pub fn serve(opts: &Options) -> Result<(), String> {
         last_event: None,
         held: None,
         dropped: Vec::new(),
+        failing: false,
+        terminal: Terminal::Stderr,
         opened: !opts.open,
         url,
     };
@@ -441,8 +432,32 @@ struct Loop {
     /// What dropped builds did since the last publish (`parsed`, `checked`, `rendered`),
     /// added to the next published status: its memory holds their work.
     dropped: Vec<Value>,
+    /// The build published last failed: the next good one is announced as a fix.
+    failing: bool,
+    /// Where the diagnostics and summaries go.
+    terminal: Terminal,
     opened: bool,
     url: String,
+}
+
+/// Where the watch loop prints what each published build did.
+#[derive(Debug)]
+enum Terminal {
+    /// The process's stderr.
+    Stderr,
+    /// Kept, for tests to read.
+    #[cfg(test)]
+    Kept(String),
+}
+
+impl Terminal {
+    fn print(&mut self, text: &str) {
+        match self {
+            Terminal::Stderr => eprint!("{text}"),
+            #[cfg(test)]
+            Terminal::Kept(kept) => kept.push_str(text),
+        }
+    }
 }
 
 impl Loop {
@@ -504,9 +519,11 @@ impl Loop {
         for old in std::mem::take(&mut self.dropped) {
             add_work(&mut built.snapshot.status, &old);
         }
+        // Only a failure that was shown is fixed (a dropped one was never seen).
+        let fixed = if self.failing && built.ok() { " — fixed" } else { "" };
+        self.failing = !built.ok();
         self.state.publish(built.snapshot);
-        eprint!("{}", built.printed);
-        eprintln!("{}", built.summary);
+        self.terminal.print(&format!("{}{}{fixed}\n", built.printed, built.summary));
     }
 
     /// Rebuild on every settled burst of changes until the channel closes.

@@ -32,6 +32,8 @@ fn serving_good(dir: &std::path::Path) -> (Loop, Box<Builder>) {
         last_event: None,
         held: None,
         dropped: Vec::new(),
+        failing: false,
+        terminal: Terminal::Kept(String::new()),
         opened: true,
         url: String::new(),
     };
@@ -115,4 +117,48 @@ fn only_an_address_off_loopback_is_warned_about() {
         assert!(w.starts_with("warning: ") && w.contains("drafts") && w.contains("port 1111"), "{w}");
     }
     assert!(warned("0.0.0.0:1111").unwrap().contains("every interface") && warned("[::]:1").unwrap().contains("--interface ::1"));
+}
+
+/// What the loop printed so far (and forget it).
+fn printed(lp: &mut Loop) -> String {
+    match &mut lp.terminal {
+        Terminal::Kept(kept) => std::mem::take(kept),
+        Terminal::Stderr => unreachable!("the tests keep what is printed"),
+    }
+}
+
+/// A good build after a failed one that was dropped (a newer save overtook it) fixes
+/// nothing the author saw: its line says "built", not "— fixed"; after a failure shown,
+/// it does say "— fixed".
+#[test]
+fn only_a_failure_that_was_shown_is_announced_as_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let essay = dir.path().join("essays/small.md");
+    std::fs::create_dir_all(essay.parent().unwrap()).unwrap();
+    std::fs::write(dir.path().join("countersign.yaml"), "title: Fixture\n").unwrap();
+    let good = "---\ntitle: Small\n---\n\nSome prose.\n";
+    let (mut lp, mut builder) = serving_good(dir.path());
+    // Build `text` and hand the result to the loop, a newer save having overtaken the build
+    // (after MAX_WAIT) or not; events still coming when stale (no build is started again).
+    let finish = |lp: &mut Loop, mut builder: Box<Builder>, text: &str, stale: bool| {
+        std::fs::write(&essay, text).unwrap();
+        let built = builder.build(&lp.state, lp.published + 1).expect("a build with nothing to cancel");
+        lp.running = true;
+        lp.touched = stale;
+        lp.discarding = stale.then(|| ago(MAX_WAIT * 2));
+        lp.last_event = stale.then(|| ago(QUIET * 100));
+        lp.done(builder, Some(built), stale);
+        lp.idle.take().expect("the builder is idle again")
+    };
+    builder = finish(&mut lp, builder, "no front matter\n", true);
+    assert_eq!(lp.state.current().generation, 1, "the stale failure was published");
+    assert_eq!(printed(&mut lp), "", "a dropped build printed");
+    builder = finish(&mut lp, builder, good, false);
+    let line = printed(&mut lp);
+    assert!(line.contains("built in") && !line.contains("fixed"), "after a failure never shown: {line}");
+    builder = finish(&mut lp, builder, "no front matter\n", false);
+    assert!(printed(&mut lp).contains("build failed"));
+    finish(&mut lp, builder, good, false);
+    let line = printed(&mut lp);
+    assert!(line.contains("built in") && line.ends_with(" — fixed\n"), "after a failure shown: {line}");
 }
