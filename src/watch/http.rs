@@ -44,7 +44,9 @@
 //! - **request heads**: hyper's `header_read_timeout` closes a connection whose request
 //!   head has not arrived in full within [`HEAD_TIMEOUT`] (a deadline for the whole head,
 //!   so a client dripping a byte at a time is closed too; idle kept-alive connections
-//!   likewise); a head over [`HEAD_MAX`] bytes gets 431.
+//!   likewise); a request line over [`request_line::LINE_MAX`] bytes gets 414 (caught
+//!   before hyper, which would answer 431: [`request_line`]), a head over [`HEAD_MAX`]
+//!   bytes 431.
 //! - **answers**: a write to a client that does not read fails after [`WRITE_TIMEOUT`]
 //!   (`tokio-io-timeout`), closing the connection.
 //! - **reload channels**: at most [`Limits::listeners`] (beyond: 503 with `Retry-After: 1`;
@@ -84,7 +86,8 @@ use super::{Snapshot, State};
 
 /// The time a connection has to send its whole request head.
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
-/// The largest request head read (request line and headers, in bytes); larger gets 431.
+/// The largest request head read (request line and headers, in bytes); larger gets 431
+/// (a request line over [`request_line::LINE_MAX`] gets 414 first).
 pub const HEAD_MAX: usize = 16 * 1024;
 /// The longest a write to a client may wait before the connection is dropped.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -392,7 +395,9 @@ async fn accept(listener: tokio::net::TcpListener, server: Arc<Server>) {
         let _ = stream.set_nodelay(true);
         let mut stream = tokio_io_timeout::TimeoutStream::new(stream);
         stream.set_write_timeout(Some(WRITE_TIMEOUT));
-        let connection = http.serve_connection(TokioIo::new(Box::pin(stream)), TowerToHyperService::new(app.clone()));
+        let answered = Arc::new(AtomicUsize::new(0));
+        let stream = request_line::LineLimit::new(Box::pin(stream), answered.clone());
+        let connection = http.serve_connection(TokioIo::new(stream), counting(app.clone(), answered));
         server.open.fetch_add(1, Ordering::SeqCst);
         let served = server.clone();
         tokio::spawn(async move {
@@ -401,6 +406,25 @@ async fn accept(listener: tokio::net::TcpListener, server: Arc<Server>) {
             drop(permit);
         });
     }
+}
+
+/// `app` as hyper's service, counting its answers in `answered` (for
+/// [`request_line::LineLimit`]).
+fn counting(
+    app: Router,
+    answered: Arc<AtomicUsize>,
+) -> impl hyper::service::Service<hyper::Request<hyper::body::Incoming>, Response = Response, Error = Infallible, Future: Send> {
+    use hyper::service::Service;
+    let service = TowerToHyperService::new(app);
+    hyper::service::service_fn(move |req| {
+        let response = service.call(req);
+        let answered = answered.clone();
+        async move {
+            let response = response.await;
+            answered.fetch_add(1, Ordering::SeqCst);
+            response
+        }
+    })
 }
 
 fn router(server: Arc<Server>) -> Router {
@@ -629,6 +653,8 @@ fn plain_page(title: &str, text: &str) -> String {
         x = inject::escape(text)
     )
 }
+
+mod request_line;
 
 #[cfg(test)]
 mod tests;

@@ -281,3 +281,65 @@ fn a_foreign_host_or_origin_gets_403_and_only_get_and_head_are_served() {
     let head = ask(format!("HEAD / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"));
     assert!(head.starts_with("HTTP/1.1 200 ") && head.ends_with("\r\n\r\n"), "{head}");
 }
+
+/// Send `head` on a new connection and read until the server closes it.
+fn exchange(addr: SocketAddr, head: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(head).unwrap();
+    let mut got = Vec::new();
+    if let Err(e) = s.read_to_end(&mut got) {
+        panic!("{e} after {:?}", String::from_utf8_lossy(&got));
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// The status lines in `answers`, in order (one may follow a body without a line end).
+fn statuses(answers: &str) -> Vec<&str> {
+    answers.match_indices("HTTP/1.1 ").map(|(at, _)| answers[at..].split("\r\n").next().unwrap_or_default()).collect()
+}
+
+/// A request target longer than LINE_MAX gets 414, whether the whole head fits in hyper's
+/// buffer (HEAD_MAX) or not, on a new connection or after other requests on a kept-alive
+/// one; a head too large for its header fields still gets 431.
+#[test]
+fn an_over_long_target_gets_414_and_over_long_fields_431() {
+    let (_server, addr) = serve(&[("index.html", b"<body>hi</body>".to_vec())], Limits { connections: 8, listeners: 2 });
+    let get = |target: &str, fields: &str| format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\n{fields}\r\n");
+    let long = |n: usize| format!("/{}", "a".repeat(n - 1));
+    let fits = "GET  HTTP/1.1".len();
+    for n in [request_line::LINE_MAX - fits + 1, HEAD_MAX / 2 + request_line::LINE_MAX, HEAD_MAX * 2, 100_000] {
+        let answer = exchange(addr, get(&long(n), "Connection: close\r\n").as_bytes());
+        assert_eq!(statuses(&answer), ["HTTP/1.1 414 URI Too Long"], "a target of {n} bytes: {}", &answer[..answer.len().min(300)]);
+        assert!(
+            answer.to_ascii_lowercase().contains("cache-control: no-store") && answer.ends_with("longer than 8192 bytes\n"),
+            "{answer}"
+        );
+    }
+    let longest = exchange(addr, get(&long(request_line::LINE_MAX - fits), "Connection: close\r\n").as_bytes());
+    assert_eq!(statuses(&longest), ["HTTP/1.1 404 Not Found"], "the longest target allowed");
+    // Kept alive: a request answered, then the long one on the same connection.
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(get("/__countersign/generation", "").as_bytes()).unwrap();
+    let mut first = [0u8; 512];
+    let n = s.read(&mut first).unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).ends_with("\r\n\r\n1\n"), "{}", String::from_utf8_lossy(&first[..n]));
+    s.write_all(get(&long(HEAD_MAX * 2), "").as_bytes()).unwrap();
+    let mut rest = String::new();
+    s.read_to_string(&mut rest).unwrap();
+    assert_eq!(statuses(&rest), ["HTTP/1.1 414 URI Too Long"], "{rest}");
+    // Sent at once behind requests (pipelined), the long line never cuts their answers
+    // off: 414 once they are answered, else hyper's 431 as the head is larger than HEAD_MAX.
+    let pipelined = [get("/", ""), get("/__countersign/generation", ""), get(&long(HEAD_MAX * 2), "Connection: close\r\n")].concat();
+    let answers = exchange(addr, pipelined.as_bytes());
+    let got = statuses(&answers);
+    assert_eq!(got[..2.min(got.len())], ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"], "{answers}");
+    assert!(got.len() == 3 && ["HTTP/1.1 414 URI Too Long", "HTTP/1.1 431 Request Header Fields Too Large"].contains(&got[2]), "{got:?}");
+    let fields = format!("X-Long: {}\r\nConnection: close\r\n", "b".repeat(HEAD_MAX));
+    assert_eq!(statuses(&exchange(addr, get("/", &fields).as_bytes())), ["HTTP/1.1 431 Request Header Fields Too Large"]);
+    // A body of one long line is not taken for a request line.
+    let body = "c".repeat(HEAD_MAX);
+    let post = format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    assert_eq!(statuses(&exchange(addr, post.as_bytes())), ["HTTP/1.1 405 Method Not Allowed"]);
+}
