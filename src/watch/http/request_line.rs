@@ -7,9 +7,16 @@
 //! connection ended, finishes what it was answering and shuts the connection down, and
 //! the shutdown writes the 414 first (so it always follows hyper's last byte).
 //!
-//! After a request that announces a body (`Content-Length` or `Transfer-Encoding`; this
-//! server answers those with 405) the bytes are no longer followed: a body may hold any
-//! bytes, so a later request line on that connection is hyper's alone (431 at worst).
+//! Two cases are left to hyper (431 when the head is over [`super::HEAD_MAX`], as before):
+//! - a long line sent behind requests not answered yet (pipelined): ending the input then
+//!   would cut their answers off (the service counts its answers for this);
+//! - any line after a request that announces a body (`Content-Length` or
+//!   `Transfer-Encoding`; this server answers those with 405): a body may hold any bytes,
+//!   so the bytes are no longer followed.
+//!
+//! A long line that arrives while a response the service has given is still being written
+//! (a large file to a slow reader) ends the input under it: hyper drops the connection,
+//! as it would for a client that closed it.
 
 use std::io;
 use std::pin::Pin;
