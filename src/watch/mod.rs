@@ -363,26 +363,9 @@ pub fn serve(opts: &Options) -> Result<(), String> {
             return Err(format!("cannot watch {}: {e}", root.display()));
         }
     };
-    let mut lp = Loop {
-        root: root.clone(),
-        state,
-        tx,
-        watch,
-        idle: None,
-        running: false,
-        touched: false,
-        dirty: false,
-        published: 0,
-        discarding: None,
-        waited_for_missing: 0,
-        last_event: None,
-        held: None,
-        dropped: Vec::new(),
-        failing: false,
-        terminal: Terminal::Stderr,
-        opened: !opts.open,
-        url,
-    };
+    let mut lp = Loop::new(root.clone(), state, tx, watch, Terminal::Stderr);
+    lp.opened = !opts.open;
+    lp.url = url;
     lp.spawn(Box::new(Builder::new(root, opts.color)));
     lp.run(&rx);
     Ok(())
@@ -461,6 +444,31 @@ impl Terminal {
 }
 
 impl Loop {
+    /// A loop over the site at `root` serving `state`, its builds reporting on `tx`, with
+    /// nothing built, running or waited for yet, printing to `terminal`.
+    fn new(root: PathBuf, state: Arc<State>, tx: mpsc::Sender<Msg>, watch: changes::Watch, terminal: Terminal) -> Loop {
+        Loop {
+            root,
+            state,
+            tx,
+            watch,
+            idle: None,
+            running: false,
+            touched: false,
+            dirty: false,
+            published: 0,
+            discarding: None,
+            waited_for_missing: 0,
+            last_event: None,
+            held: None,
+            dropped: Vec::new(),
+            failing: false,
+            terminal,
+            opened: true,
+            url: String::new(),
+        }
+    }
+
     /// Start a build in a thread of its own (the file watches refreshed first).
     fn spawn(&mut self, mut builder: Box<Builder>) {
         // A folder watched only now may have changed unseen: build once more after this.

@@ -17,26 +17,9 @@ fn serving_good(dir: &std::path::Path) -> (Loop, Box<Builder>) {
     let watch = changes::Watch::new(dir, false, |_| {}).unwrap();
     let state = Arc::new(State::default());
     state.publish(built(1, true).snapshot);
-    let lp = Loop {
-        root: dir.to_path_buf(),
-        state,
-        tx,
-        watch,
-        idle: None,
-        running: true,
-        touched: false,
-        dirty: false,
-        published: 1,
-        discarding: None,
-        waited_for_missing: 0,
-        last_event: None,
-        held: None,
-        dropped: Vec::new(),
-        failing: false,
-        terminal: Terminal::Kept(String::new()),
-        opened: true,
-        url: String::new(),
-    };
+    let mut lp = Loop::new(dir.to_path_buf(), state, tx, watch, Terminal::Kept(String::new()));
+    lp.running = true;
+    lp.published = 1;
     (lp, Box::new(Builder::new(dir.to_path_buf(), false)))
 }
 
