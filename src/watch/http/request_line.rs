@@ -3,26 +3,22 @@
 //! answers 414 only for a target over 64 KiB that still fits the buffer. So a long target
 //! is caught before hyper sees it: [`LineLimit`] wraps each accepted connection, follows
 //! the framing of the requests on it ([`Framing`]), and holds each request line back until
-//! its end. A line longer than [`LINE_MAX`] never reaches hyper: hyper is told the
-//! connection ended, finishes what it was answering and shuts the connection down, and
-//! the shutdown writes the 414 first (so it always follows hyper's last byte).
+//! its end. A line longer than [`LINE_MAX`] never reaches hyper. Once every request before
+//! it is answered (the service counts its answers) and the answers are flushed, hyper is
+//! told the input ended (ending it sooner would cut an answer off: hyper drops a
+//! connection whose input ends mid-exchange); it then shuts the connection down, and the
+//! shutdown writes the 414, after hyper's last byte.
 //!
-//! Two cases are left to hyper (431 when the head is over [`super::HEAD_MAX`], as before):
-//! - a long line sent behind requests not answered yet (pipelined): ending the input then
-//!   would cut their answers off (the service counts its answers for this);
-//! - any line after a request that announces a body (`Content-Length` or
-//!   `Transfer-Encoding`; this server answers those with 405): a body may hold any bytes,
-//!   so the bytes are no longer followed.
-//!
-//! A long line that arrives while a response the service has given is still being written
-//! (a large file to a slow reader) ends the input under it: hyper drops the connection,
-//! as it would for a client that closed it.
+//! After a request that announces a body (`Content-Length` or `Transfer-Encoding`; this
+//! server answers those with 405) the bytes are no longer followed: a body may hold any
+//! bytes, so a later line on that connection is hyper's to judge (431 when its head is
+//! over [`super::HEAD_MAX`]).
 
 use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{ready, Context, Poll};
+use std::task::{ready, Context, Poll, Waker};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -135,29 +131,36 @@ pub struct LineLimit<S> {
     heads: usize,
     /// Requests the service has answered on this connection (counted by the caller).
     answered: Arc<AtomicUsize>,
+    /// Everything hyper wrote has been flushed.
+    flushed: bool,
+    /// hyper's read, waiting (after a line too long) for its answers to be flushed.
+    waiting: Option<Waker>,
 }
 
 impl<S> LineLimit<S> {
     /// `inner`, at the start of its first request; `answered` counts the responses the
     /// service has given on it.
     pub fn new(inner: S, answered: Arc<AtomicUsize>) -> LineLimit<S> {
-        LineLimit { inner, framing: Framing::START, pending: Vec::new(), written: 0, drained: 0, heads: 0, answered }
+        LineLimit {
+            inner,
+            framing: Framing::START,
+            pending: Vec::new(),
+            written: 0,
+            drained: 0,
+            heads: 0,
+            answered,
+            flushed: true,
+            waiting: None,
+        }
     }
 
     /// Follow `bytes` read from the connection; once a line is too long, the rest of them
-    /// and the line's own bytes are dropped. A line too long sent behind a request not
-    /// answered yet (pipelined) is left to hyper (431 when the head does not fit): ending
-    /// the input then would cut that answer off.
+    /// and the line's own bytes are dropped.
     fn take_in(&mut self, bytes: &[u8]) {
-        for (i, &b) in bytes.iter().enumerate() {
+        for &b in bytes {
             let (before, held) = (self.framing, self.framing.held());
             self.framing.feed(&[b]);
             match self.framing {
-                Framing::TooLong if self.answered.load(Ordering::SeqCst) < self.heads => {
-                    self.framing = Framing::Opaque;
-                    self.pending.extend_from_slice(&bytes[i..]);
-                    return;
-                }
                 Framing::TooLong => {
                     self.pending.truncate(self.pending.len() - held);
                     return;
@@ -182,7 +185,12 @@ impl<S: AsyncRead + Unpin> AsyncRead for LineLimit<S> {
                 return Poll::Ready(Ok(()));
             }
             match this.framing {
-                // hyper is told the input ended; the 414 goes at the shutdown.
+                // hyper is told the input ended once it has answered all before the line
+                // (woken by the flush of its last answer); the 414 goes at the shutdown.
+                Framing::TooLong if this.answered.load(Ordering::SeqCst) < this.heads || !this.flushed => {
+                    this.waiting = Some(cx.waker().clone());
+                    return Poll::Pending;
+                }
                 Framing::TooLong => return Poll::Ready(Ok(())),
                 Framing::Opaque => return Pin::new(&mut this.inner).poll_read(cx, buf),
                 Framing::Line { .. } | Framing::Fields { .. } => {}
@@ -204,11 +212,20 @@ impl<S: AsyncRead + Unpin> AsyncRead for LineLimit<S> {
 
 impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for LineLimit<S> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+        let this = self.get_mut();
+        let written = ready!(Pin::new(&mut this.inner).poll_write(cx, buf))?;
+        this.flushed &= written == 0;
+        Poll::Ready(Ok(written))
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+        let this = self.get_mut();
+        ready!(Pin::new(&mut this.inner).poll_flush(cx))?;
+        this.flushed = true;
+        if let Some(read) = this.waiting.take() {
+            read.wake();
+        }
+        Poll::Ready(Ok(()))
     }
 
     /// After a line too long: the 414, then what the client has sent meanwhile is read and
