@@ -72,7 +72,7 @@ impl Framing {
             *self = match *self {
                 Framing::Line { len, cr } => Framing::line_byte(len, cr, b),
                 Framing::Fields { len, name, colon, body } => Framing::field_byte(len, name, colon, body, b),
-                done @ (Framing::Opaque | Framing::TooLong) => return *self = done,
+                Framing::Opaque | Framing::TooLong => return,
             };
         }
     }
@@ -283,6 +283,14 @@ mod tests {
         for head in [&b"GET / HTTP/1.1\r\nX-Content-Length: 3\r\n\r\n"[..], b"GET / HTTP/1.1\r\nX: content-length:\r\n\r\n"] {
             assert_eq!(fed(&[head]), Framing::START, "{}", String::from_utf8_lossy(head));
         }
+    }
+
+    #[test]
+    fn the_answer_is_a_whole_414_naming_the_limit() {
+        let (head, body) = TOO_LONG.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 414 URI Too Long\r\n"), "{head}");
+        assert!(head.contains(&format!("\r\ncontent-length: {}", body.len())), "{head}");
+        assert!(body.contains(&format!(" {LINE_MAX} bytes")), "{body}");
     }
 
     #[test]
