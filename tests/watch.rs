@@ -374,3 +374,35 @@ fn a_missing_page_is_the_sites_own_404_page() {
     assert!(body.contains("countersign-reload"), "the 404 page does not reload:\n{body}");
     assert_eq!(s.get("/small/missing.css").0, 404);
 }
+
+/// The lines watch mode prints on stderr on `interface` up to its first build's summary.
+fn start_up_lines(interface: &str) -> Vec<String> {
+    let dir = site();
+    let mut child = spawn(dir.path(), &["--port", "0", "--interface", interface]);
+    let err = BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in err.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut lines = Vec::new();
+    while !lines.last().is_some_and(|l: &String| l.contains("built in") || l.contains("build failed")) {
+        match rx.recv_timeout(TIMEOUT) {
+            Ok(line) => lines.push(line),
+            Err(e) => panic!("no build summary on stderr ({e}): {lines:?}"),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    lines
+}
+
+#[test]
+fn serving_the_network_is_warned_about_and_loopback_is_not() {
+    let lines = start_up_lines("0.0.0.0");
+    let warning = lines.iter().find(|l| l.starts_with("warning: ")).unwrap_or_else(|| panic!("no warning for 0.0.0.0: {lines:?}"));
+    assert!(warning.contains("0.0.0.0") && warning.contains("drafts") && warning.contains("build status"), "{warning}");
+    let lines = start_up_lines("127.0.0.1");
+    assert!(!lines.iter().any(|l| l.contains("warning")), "a warning on loopback: {lines:?}");
+}

@@ -216,3 +216,28 @@ fn the_polling_watcher_sees_saves() {
     s.wait_generation(g + 1);
     assert!(s.page("/second/").contains("quince"));
 }
+
+#[test]
+fn a_burst_of_in_place_saves_ends_with_the_last_saves_result() {
+    let s = start();
+    let base = s.read(ESSAY);
+    // An editor truncating the file, then writing it, over and over (a build may read it
+    // empty in between); the pages and src/watch/tests.rs hold what is served meanwhile.
+    let save = |text: &str| {
+        let mut f = std::fs::OpenOptions::new().write(true).truncate(true).open(s.path(ESSAY)).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    for i in 0..300 {
+        save(&base.replacen("There are", &format!("Save {i}, there are"), 1));
+    }
+    s.wait_until(|| s.get("/small/").2.contains("Save 299, there are"));
+    assert_eq!(s.status()["ok"], true, "{}", s.status());
+    // Once the saves stop, a final failure is shown as usual.
+    for i in 0..300 {
+        save(&base.replacen("There are", &format!("Again {i}, there are"), 1));
+    }
+    save(&base.replacen("{{ g4.positions = 14 }}", "{{ g4.positions = 4141 }}", 1));
+    s.wait_until(|| s.get("/small/").2.contains("4141"));
+    assert_eq!(s.status()["ok"], false, "{}", s.status());
+    assert!(s.page("/small/").contains(r#"id="countersign-error""#));
+}

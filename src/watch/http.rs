@@ -28,7 +28,11 @@
 //! given with `--allow-host` ([`Access`]); when the server listens on every interface
 //! (`0.0.0.0` or `::`), any IP address is accepted as well (an address cannot be rebound).
 //! A request carrying an `Origin` (a browser's cross-origin request, and the reload channel
-//! from a foreign page) must name an accepted host too. Anything else gets 403.
+//! from a foreign page) must name an accepted host and the port served (a page of another
+//! server on this machine, `http://localhost:3000`, is another origin). Anything else gets
+//! 403. A request that is malformed by RFC 9112 §3.2 gets 400: HTTP/1.1 without `Host`,
+//! more than one `Host` (which one would be checked?), or a `Host` that is not
+//! `host[:port]`.
 //!
 //! # Limits under load
 //!
@@ -40,7 +44,9 @@
 //! - **request heads**: hyper's `header_read_timeout` closes a connection whose request
 //!   head has not arrived in full within [`HEAD_TIMEOUT`] (a deadline for the whole head,
 //!   so a client dripping a byte at a time is closed too; idle kept-alive connections
-//!   likewise); a head over [`HEAD_MAX`] bytes gets 431.
+//!   likewise); a request line over [`request_line::LINE_MAX`] bytes gets 414 (caught
+//!   before hyper, which would answer 431: [`request_line`]), a head over [`HEAD_MAX`]
+//!   bytes 431.
 //! - **answers**: a write to a client that does not read fails after [`WRITE_TIMEOUT`]
 //!   (`tokio-io-timeout`), closing the connection.
 //! - **reload channels**: at most [`Limits::listeners`] (beyond: 503 with `Retry-After: 1`;
@@ -80,7 +86,8 @@ use super::{Snapshot, State};
 
 /// The time a connection has to send its whole request head.
 pub const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
-/// The largest request head read (request line and headers, in bytes); larger gets 431.
+/// The largest request head read (request line and headers, in bytes); larger gets 431
+/// (a request line over [`request_line::LINE_MAX`] gets 414 first).
 pub const HEAD_MAX: usize = 16 * 1024;
 /// The longest a write to a client may wait before the connection is dropped.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -124,18 +131,48 @@ fn raise_descriptor_limit() -> u64 {
 
 /// The hosts a request may name (in `Host`, and in `Origin` when it has one): the bound
 /// address, `localhost` and names under `.localhost`, and the names given with
-/// `--allow-host`; any IP address when the server listens on every interface.
+/// `--allow-host`; any IP address when the server listens on every interface. An `Origin`
+/// must also name the port served.
 #[derive(Clone, Debug)]
 pub struct Access {
     bound: IpAddr,
+    port: u16,
     names: Vec<String>,
 }
 
+/// Why a request is not answered ([`Access::refusal`]), with the text of the answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// 400: the request is malformed (RFC 9112 §3.2: no `Host` in HTTP/1.1, more than one
+    /// `Host`, or one whose value is not a host and port).
+    BadRequest(String),
+    /// 403: the request names a host this server does not answer for, or comes from the
+    /// page of another origin (against DNS rebinding).
+    Forbidden(String),
+}
+
+impl Refusal {
+    /// The status answered.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Refusal::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Refusal::Forbidden(_) => StatusCode::FORBIDDEN,
+        }
+    }
+
+    /// The text answered: why, in a sentence.
+    pub fn into_reason(self) -> String {
+        match self {
+            Refusal::BadRequest(why) | Refusal::Forbidden(why) => why,
+        }
+    }
+}
+
 impl Access {
-    /// The hosts accepted by a server bound to `bound`, plus `names` (any case; a port or a
-    /// final dot is ignored).
-    pub fn new(bound: IpAddr, names: &[String]) -> Access {
-        Access { bound, names: names.iter().map(|n| normal_name(n)).collect() }
+    /// The hosts accepted by a server bound to `bound` and serving `port`, plus `names`
+    /// (any case; a port or a final dot is ignored).
+    pub fn new(bound: IpAddr, port: u16, names: &[String]) -> Access {
+        Access { bound, port, names: names.iter().map(|n| normal_name(n)).collect() }
     }
 
     /// Whether `host` (a `Host` header: a name or address with an optional port, IPv6 in
@@ -149,29 +186,69 @@ impl Access {
     }
 
     /// Whether `origin` (an `Origin` header, `scheme://host[:port]`) names an accepted host
-    /// over HTTP (`null` and other schemes are refused).
+    /// and the port served, over HTTP (no port: 80). `null`, other schemes, another port
+    /// (another server on this machine, e.g. `http://localhost:3000`) are refused.
     pub fn allows_origin(&self, origin: &str) -> bool {
-        origin.strip_prefix("http://").is_some_and(|host| !host.contains('/') && self.allows_host(host))
+        let Some(authority) = origin.strip_prefix("http://").filter(|a| !a.contains('/')) else { return false };
+        port_of(authority) == Some(self.port) && self.allows_host(authority)
     }
 
-    /// Why `req` is refused, if it is: a missing or foreign `Host`, or a foreign `Origin`.
-    fn refusal(&self, req: &Request) -> Option<String> {
+    /// Why `req` is refused, if it is: a malformed `Host` (400), a foreign host or a
+    /// missing one (HTTP/1.0), or a foreign `Origin` (403).
+    pub fn refusal(&self, req: &Request) -> Option<Refusal> {
         let header_text = |name| req.headers().get(name).map(|v: &HeaderValue| v.to_str().unwrap_or("\u{fffd}"));
-        // An absolute-form target (`GET http://host/ …`) names its host itself.
+        if let Some(bad) = malformed_host(req) {
+            return Some(Refusal::BadRequest(bad));
+        }
+        // An absolute-form target (`GET http://host/ …`) names its host itself (RFC 9112 §3.2.2).
         let host = req.uri().authority().map(|a| a.as_str()).or_else(|| header_text(header::HOST));
         match host {
-            None => return Some("the request names no host\n".into()),
+            None => return Some(Refusal::Forbidden("the request names no host\n".into())),
             Some(h) if !self.allows_host(h) => {
-                return Some(format!(
+                return Some(Refusal::Forbidden(format!(
                 "this dev server does not answer for the host {h:?}; open it as localhost or by its address, or pass --allow-host NAME\n"
-            ))
+            )))
             }
             Some(_) => {}
         }
         match header_text(header::ORIGIN) {
-            Some(o) if !self.allows_origin(o) => Some(format!("requests from the page at {o:?} are not answered\n")),
+            Some(o) if !self.allows_origin(o) => Some(Refusal::Forbidden(format!("requests from the page at {o:?} are not answered\n"))),
             _ => None,
         }
+    }
+}
+
+/// What is wrong with the `Host` headers of `req`, if anything (RFC 9112 §3.2: a server
+/// answers 400 to an HTTP/1.1 request without one, to any request with more than one, and
+/// to a value that is not `host[:port]`). An empty value is well-formed (it names no host).
+fn malformed_host(req: &Request) -> Option<String> {
+    let hosts: Vec<&HeaderValue> = req.headers().get_all(header::HOST).iter().collect();
+    match hosts.as_slice() {
+        [] if req.version() >= axum::http::Version::HTTP_11 => Some("an HTTP/1.1 request must have a Host header\n".into()),
+        [] => None,
+        [one] if one.is_empty() => None,
+        [one] => match one.to_str().ok().and_then(|h| h.parse::<axum::http::uri::Authority>().ok()) {
+            Some(a) if !a.as_str().contains('@') && port_of(a.as_str()).is_some() => None,
+            _ => Some(format!("the Host header {:?} is not a host and port\n", String::from_utf8_lossy(one.as_bytes()))),
+        },
+        more => Some(format!("the request has {} Host headers; one is allowed\n", more.len())),
+    }
+}
+
+/// The port of `authority` (`host[:port]`, IPv6 in brackets; no port or an empty one:
+/// 80), `None` when it is not a number below 65536.
+fn port_of(authority: &str) -> Option<u16> {
+    let port = match authority.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']')?.1 {
+            "" => "",
+            rest => rest.strip_prefix(':')?,
+        },
+        None => authority.rsplit_once(':').map_or("", |(_, port)| port),
+    };
+    match port {
+        "" => Some(80),
+        digits if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse().ok(),
+        _ => None,
     }
 }
 
@@ -318,7 +395,9 @@ async fn accept(listener: tokio::net::TcpListener, server: Arc<Server>) {
         let _ = stream.set_nodelay(true);
         let mut stream = tokio_io_timeout::TimeoutStream::new(stream);
         stream.set_write_timeout(Some(WRITE_TIMEOUT));
-        let connection = http.serve_connection(TokioIo::new(Box::pin(stream)), TowerToHyperService::new(app.clone()));
+        let answered = Arc::new(AtomicUsize::new(0));
+        let stream = request_line::LineLimit::new(Box::pin(stream), answered.clone());
+        let connection = http.serve_connection(TokioIo::new(stream), counting(app.clone(), answered));
         server.open.fetch_add(1, Ordering::SeqCst);
         let served = server.clone();
         tokio::spawn(async move {
@@ -327,6 +406,25 @@ async fn accept(listener: tokio::net::TcpListener, server: Arc<Server>) {
             drop(permit);
         });
     }
+}
+
+/// `app` as hyper's service, counting its answers in `answered` (for
+/// [`request_line::LineLimit`]).
+fn counting(
+    app: Router,
+    answered: Arc<AtomicUsize>,
+) -> impl hyper::service::Service<hyper::Request<hyper::body::Incoming>, Response = Response, Error = Infallible, Future: Send> {
+    use hyper::service::Service;
+    let service = TowerToHyperService::new(app);
+    hyper::service::service_fn(move |req| {
+        let response = service.call(req);
+        let answered = answered.clone();
+        async move {
+            let response = response.await;
+            answered.fetch_add(1, Ordering::SeqCst);
+            response
+        }
+    })
 }
 
 fn router(server: Arc<Server>) -> Router {
@@ -339,10 +437,10 @@ fn router(server: Arc<Server>) -> Router {
         .with_state(server)
 }
 
-/// Refuse a foreign host or origin with 403; mark every answer `no-store` and `nosniff`.
+/// Refuse a malformed `Host` with 400, a foreign host or origin with 403; mark every answer `no-store` and `nosniff`.
 async fn guard(Shared(server): Shared<Arc<Server>>, req: Request, next: Next) -> Response {
     let mut response = match server.access.refusal(&req) {
-        Some(why) => text(StatusCode::FORBIDDEN, why),
+        Some(refusal) => text(refusal.status(), refusal.into_reason()),
         None => next.run(req).await,
     };
     let headers = response.headers_mut();
@@ -555,6 +653,8 @@ fn plain_page(title: &str, text: &str) -> String {
         x = inject::escape(text)
     )
 }
+
+mod request_line;
 
 #[cfg(test)]
 mod tests;

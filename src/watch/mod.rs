@@ -159,7 +159,6 @@ pub struct Builder {
     memory: Mutex<HashMap<String, Arc<Value>>>,
     memo: pipeline::Incremental,
     last_good: Option<Arc<Output>>,
-    failing: bool,
     cancelled: u64,
     color: bool,
 }
@@ -170,22 +169,21 @@ pub struct Built {
     pub snapshot: Snapshot,
     /// Diagnostics rendered for the terminal (possibly coloured; empty when none).
     pub printed: String,
-    /// One summary line.
+    /// One summary line (the loop adds " — fixed" when it follows a failure it showed).
     pub summary: String,
+}
+
+impl Built {
+    /// The build had no errors (it serves no overlay).
+    pub fn ok(&self) -> bool {
+        self.snapshot.error.is_none()
+    }
 }
 
 impl Builder {
     /// A builder for the site at `root` (canonical), with nothing remembered yet.
     pub fn new(root: PathBuf, color: bool) -> Builder {
-        Builder {
-            root,
-            memory: Mutex::new(HashMap::new()),
-            memo: pipeline::Incremental::default(),
-            last_good: None,
-            failing: false,
-            cancelled: 0,
-            color,
-        }
+        Builder { root, memory: Mutex::new(HashMap::new()), memo: pipeline::Incremental::default(), last_good: None, cancelled: 0, color }
     }
 
     /// Build the site once: the stages of [`pipeline::run`] (load, plan, compute, check,
@@ -238,8 +236,7 @@ impl Builder {
         let s = run.stats;
         let census = format!("census calls: {} ({} ran, {} from cache, {} in memory)", s.calls, s.ran, s.cached, s.remembered);
         let summary = if ok {
-            let fixed = if self.failing { " — fixed" } else { "" };
-            format!("[{}] built in {ms:.0} ms: {}, {census}{fixed}", generation, count(run.loaded.essays.len(), "essay"))
+            format!("[{}] built in {ms:.0} ms: {}, {census}", generation, count(run.loaded.essays.len(), "essay"))
         } else {
             format!(
                 "[{}] build failed in {ms:.0} ms: {}, {}; {}",
@@ -249,7 +246,6 @@ impl Builder {
                 if self.last_good.is_some() { "still serving the last good pages under the error overlay" } else { "no good build yet" }
             )
         };
-        self.failing = !ok;
         let status = json!({
             "generation": generation,
             "ok": ok,
@@ -325,7 +321,8 @@ pub const DEBOUNCE: Duration = Duration::from_millis(2);
 /// while it waits for the quiet period to end), it is dropped — it may have read a file
 /// half written — and the next build reads the files again.
 pub const QUIET: Duration = Duration::from_millis(10);
-/// The longest a rebuild waits for a continuing burst of events.
+/// The longest a rebuild waits for a continuing burst of events: after it, a good build
+/// is published even though a newer save overtook it (a failed one is not; see [`fate`]).
 pub const MAX_WAIT: Duration = Duration::from_millis(1000);
 /// How long a file removed mid-save may stay missing before it counts as deleted.
 pub const MISSING_GRACE: Duration = Duration::from_millis(150);
@@ -344,10 +341,13 @@ pub fn serve(opts: &Options) -> Result<(), String> {
     let url = format!("http://{local}/");
     let state = Arc::new(State::default());
     state.publish(Snapshot { status: json!({ "generation": 0, "ok": false, "building": true }), ..Snapshot::default() });
-    listener.spawn(state.clone(), http::Access::new(opts.interface, &opts.allowed_hosts)).map_err(|e| e.to_string())?;
+    listener.spawn(state.clone(), http::Access::new(opts.interface, local.port(), &opts.allowed_hosts)).map_err(|e| e.to_string())?;
     println!("countersign watch: serving {url} (Ctrl-C stops)");
     use std::io::Write;
     let _ = std::io::stdout().flush();
+    if let Some(warning) = exposure_warning(local) {
+        eprintln!("{warning}");
+    }
 
     let (tx, rx) = mpsc::channel::<Msg>();
     let fs_tx = tx.clone();
@@ -363,27 +363,27 @@ pub fn serve(opts: &Options) -> Result<(), String> {
             return Err(format!("cannot watch {}: {e}", root.display()));
         }
     };
-    let mut lp = Loop {
-        root: root.clone(),
-        state,
-        tx,
-        watch,
-        idle: None,
-        running: false,
-        touched: false,
-        dirty: false,
-        published: 0,
-        discarding: None,
-        waited_for_missing: 0,
-        last_event: None,
-        held: None,
-        dropped: Vec::new(),
-        opened: !opts.open,
-        url,
-    };
+    let mut lp = Loop::new(root.clone(), state, tx, watch, Terminal::Stderr);
+    lp.opened = !opts.open;
+    lp.url = url;
     lp.spawn(Box::new(Builder::new(root, opts.color)));
     lp.run(&rx);
     Ok(())
+}
+
+/// The warning printed at start when `addr` is not a loopback address: every machine that
+/// can reach it reads the site, its drafts and the build status (`None` on loopback).
+pub fn exposure_warning(addr: SocketAddr) -> Option<String> {
+    let ip = addr.ip().to_canonical();
+    if ip.is_loopback() {
+        return None;
+    }
+    let which = if ip.is_unspecified() { "every interface of this machine" } else { "an address other machines can reach" };
+    let local = if ip.is_ipv4() { "127.0.0.1" } else { "::1" };
+    Some(format!(
+        "warning: listening on {ip}, {which}: anyone who can reach port {port} sees the site with its drafts, the build status and the errors; --interface {local} keeps them to this machine",
+        port = addr.port()
+    ))
 }
 
 /// The watch loop's state: the builder (when idle), what happened while a build ran, and
@@ -415,11 +415,60 @@ struct Loop {
     /// What dropped builds did since the last publish (`parsed`, `checked`, `rendered`),
     /// added to the next published status: its memory holds their work.
     dropped: Vec<Value>,
+    /// The build published last failed: the next good one is announced as a fix.
+    failing: bool,
+    /// Where the diagnostics and summaries go.
+    terminal: Terminal,
     opened: bool,
     url: String,
 }
 
+/// Where the watch loop prints what each published build did.
+#[derive(Debug)]
+enum Terminal {
+    /// The process's stderr.
+    Stderr,
+    /// Kept, for tests to read.
+    #[cfg(test)]
+    Kept(String),
+}
+
+impl Terminal {
+    fn print(&mut self, text: &str) {
+        match self {
+            Terminal::Stderr => eprint!("{text}"),
+            #[cfg(test)]
+            Terminal::Kept(kept) => kept.push_str(text),
+        }
+    }
+}
+
 impl Loop {
+    /// A loop over the site at `root` serving `state`, its builds reporting on `tx`, with
+    /// nothing built, running or waited for yet, printing to `terminal`.
+    fn new(root: PathBuf, state: Arc<State>, tx: mpsc::Sender<Msg>, watch: changes::Watch, terminal: Terminal) -> Loop {
+        Loop {
+            root,
+            state,
+            tx,
+            watch,
+            idle: None,
+            running: false,
+            touched: false,
+            dirty: false,
+            published: 0,
+            discarding: None,
+            waited_for_missing: 0,
+            last_event: None,
+            held: None,
+            dropped: Vec::new(),
+            failing: false,
+            terminal,
+            opened: true,
+            url: String::new(),
+        }
+    }
+
     /// Start a build in a thread of its own (the file watches refreshed first).
     fn spawn(&mut self, mut builder: Box<Builder>) {
         // A folder watched only now may have changed unseen: build once more after this.
@@ -455,13 +504,18 @@ impl Loop {
     }
 
     /// A relevant event: the running build, or the one waiting to be published, is stale
-    /// (unless changes have kept builds from publishing for [`MAX_WAIT`] already).
+    /// (the one waiting is dropped unless it is good and changes have kept builds from
+    /// publishing for [`MAX_WAIT`] already; see [`fate`]).
     fn touch(&mut self) {
         let now = Instant::now();
         self.last_event = Some(now);
         self.touched |= self.running;
-        if self.held.is_some() && self.discarding.get_or_insert(now).elapsed() < MAX_WAIT {
-            self.dropped.extend(self.held.take().map(|b| b.snapshot.status));
+        if let Some(held) = &self.held {
+            let finished =
+                Finished { ok: held.ok(), stale: true, waited: self.discarding.get_or_insert(now).elapsed(), quiet_for: Duration::ZERO };
+            if fate(&finished) == Fate::Drop {
+                self.dropped.extend(self.held.take().map(|b| b.snapshot.status));
+            }
         }
     }
 
@@ -473,9 +527,11 @@ impl Loop {
         for old in std::mem::take(&mut self.dropped) {
             add_work(&mut built.snapshot.status, &old);
         }
+        // Only a failure that was shown is fixed (a dropped one was never seen).
+        let fixed = if self.failing && built.ok() { " — fixed" } else { "" };
+        self.failing = !built.ok();
         self.state.publish(built.snapshot);
-        eprint!("{}", built.printed);
-        eprintln!("{}", built.summary);
+        self.terminal.print(&format!("{}{}{fixed}\n", built.printed, built.summary));
     }
 
     /// Rebuild on every settled burst of changes until the channel closes.
@@ -535,22 +591,34 @@ impl Loop {
     }
 
     /// A build ended (`None`: cancelled). It is dropped when changes arrived while it ran
-    /// (it may have read a file mid-write; the next build reads it again), unless changes
-    /// have kept builds from publishing for [`MAX_WAIT`] already; else published once
-    /// [`QUIET`] has passed since the latest event.
+    /// (it may have read a file mid-write; the next build reads it again), unless it is
+    /// good and changes have kept builds from publishing for [`MAX_WAIT`] already; else
+    /// published once [`QUIET`] has passed since the latest event (see [`fate`]).
     fn done(&mut self, builder: Box<Builder>, built: Option<Built>, settling: bool) {
         self.running = false;
-        let stale = self.touched && self.discarding.get_or_insert_with(Instant::now).elapsed() < MAX_WAIT;
+        let waited = if self.touched { self.discarding.get_or_insert_with(Instant::now).elapsed() } else { Duration::ZERO };
+        let mut stale = false;
         match built {
-            Some(built) if !stale => {
-                if self.last_event.is_some_and(|t| t.elapsed() < QUIET) {
-                    self.held = Some(built);
-                } else {
-                    self.publish(built);
+            Some(built) => {
+                let finished = Finished {
+                    ok: built.ok(),
+                    stale: self.touched,
+                    waited,
+                    quiet_for: self.last_event.map_or(Duration::MAX, |t| t.elapsed()),
+                };
+                match fate(&finished) {
+                    Fate::Publish => self.publish(built),
+                    Fate::Hold => self.held = Some(built),
+                    Fate::Drop => {
+                        stale = true;
+                        self.dropped.push(built.snapshot.status);
+                    }
                 }
             }
-            Some(built) => self.dropped.push(built.snapshot.status),
-            None => eprintln!("build cancelled: a census it was running is no longer asked for"),
+            None => {
+                stale = self.touched && waited < MAX_WAIT;
+                eprintln!("build cancelled: a census it was running is no longer asked for");
+            }
         }
         if !self.opened {
             self.opened = true;
@@ -576,6 +644,48 @@ fn add_work(status: &mut Value, dropped: &Value) {
         for (kind, n) in kinds {
             add(&mut status["rendered"][kind], n);
         }
+    }
+}
+
+/// What the watch loop does with a finished build ([`fate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fate {
+    /// Serve it now.
+    Publish,
+    /// Keep it until [`QUIET`] has passed since the latest event, then serve it (unless a
+    /// newer event drops it first).
+    Hold,
+    /// Never serve it: a newer save overtook it (the next build reads the files again).
+    Drop,
+}
+
+/// What the fate of a finished build depends on.
+#[derive(Clone, Copy, Debug)]
+pub struct Finished {
+    /// The build had no errors.
+    pub ok: bool,
+    /// A relevant event arrived after the build started (it may have read a file half written).
+    pub stale: bool,
+    /// How long finished builds have been dropped for because changes kept coming.
+    pub waited: Duration,
+    /// How long ago the latest relevant event arrived ([`Duration::MAX`] when none has).
+    pub quiet_for: Duration,
+}
+
+/// The fate of a finished build: a stale one is dropped until changes have kept builds
+/// from publishing for [`MAX_WAIT`]; then a good one is served (so sustained saves still
+/// show), but a failed one never is: it most likely read a file an editor had just
+/// truncated (`missing-front-matter`), and would replace the good page while saves are
+/// still coming. A fresh build, failed or not, is held until [`QUIET`] has passed since the
+/// latest event, else served at once: once the events stop, the last build is shown.
+pub fn fate(b: &Finished) -> Fate {
+    if b.stale && (b.waited < MAX_WAIT || !b.ok) {
+        return Fate::Drop;
+    }
+    if b.quiet_for < QUIET {
+        Fate::Hold
+    } else {
+        Fate::Publish
     }
 }
 
@@ -608,3 +718,6 @@ fn cancel_stale(root: &std::path::Path, state: &State) {
         pipeline::plan(&pipeline::load(root, &countersign::THEME)).calls.into_iter().map(|c| c.key).collect();
     state.cancel_unwanted(&wanted);
 }
+
+#[cfg(test)]
+mod tests;

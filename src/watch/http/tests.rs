@@ -95,22 +95,45 @@ fn caps_follow_the_descriptor_limit() {
 #[test]
 fn only_the_bound_address_localhost_and_allowed_names_are_hosts() {
     let names = ["Essays.Example".to_string()];
-    let v4 = Access::new("127.0.0.1".parse().unwrap(), &names);
+    let v4 = Access::new("127.0.0.1".parse().unwrap(), 1111, &names);
     for ok in ["127.0.0.1:1111", "127.0.0.1", "localhost:1111", "LOCALHOST", "localhost.", "app.localhost:80", "essays.example:1111"] {
         assert!(v4.allows_host(ok), "{ok} should be answered");
     }
     for bad in ["evil.example:1111", "127.0.0.2:1111", "[::1]:1111", "localhost.evil.example", "", "127.0.0.1.evil.example"] {
         assert!(!v4.allows_host(bad), "{bad} should be refused");
     }
-    let v6 = Access::new("::1".parse().unwrap(), &[]);
+    let v6 = Access::new("::1".parse().unwrap(), 8080, &[]);
     assert!(v6.allows_host("[::1]:8080") && v6.allows_host("[::1]") && !v6.allows_host("127.0.0.1:8080"));
     // Listening everywhere: any address is fine (it cannot be rebound), names still are not.
-    let any = Access::new("0.0.0.0".parse().unwrap(), &[]);
+    let any = Access::new("0.0.0.0".parse().unwrap(), 1111, &[]);
     assert!(any.allows_host("192.0.2.7:1111") && !any.allows_host("evil.example:1111"));
     assert!(v4.allows_origin("http://127.0.0.1:1111") && v4.allows_origin("http://localhost:1111"));
     for bad in ["null", "http://evil.example:1111", "https://evil.example", "file://", "http://localhost:1/x"] {
         assert!(!v4.allows_origin(bad), "{bad} should be refused");
     }
+}
+
+/// Another server on this machine (a page at `http://localhost:3000`) is another origin:
+/// only pages of the port served are answered (no port in an `Origin` means 80).
+#[test]
+fn an_origin_on_another_port_is_refused() {
+    let v4 = Access::new("127.0.0.1".parse().unwrap(), 1111, &[]);
+    for bad in [
+        "http://localhost:3000",
+        "http://127.0.0.1:3000",
+        "http://localhost",
+        "http://localhost:11110",
+        "http://localhost:99999",
+        "http://localhost:1111x",
+    ] {
+        assert!(!v4.allows_origin(bad), "{bad} should be refused");
+    }
+    assert!(v4.allows_origin("http://localhost:1111") && v4.allows_origin("http://127.0.0.1:1111"));
+    let on_80 = Access::new("127.0.0.1".parse().unwrap(), 80, &[]);
+    assert!(on_80.allows_origin("http://localhost") && on_80.allows_origin("http://localhost:80"));
+    assert!(!on_80.allows_origin("http://localhost:1111"));
+    let v6 = Access::new("::1".parse().unwrap(), 8080, &[]);
+    assert!(v6.allows_origin("http://[::1]:8080") && !v6.allows_origin("http://[::1]:3000") && !v6.allows_origin("http://[::1]"));
 }
 
 /// A server on loopback serving `files` as generation 1, with the given caps.
@@ -123,7 +146,7 @@ fn serve(files: &[(&str, Vec<u8>)], limits: Limits) -> (Arc<Server>, SocketAddr)
     state.publish(Snapshot { generation: 1, files: Arc::new(out), error: None, status: json!({}) });
     let listening = bind("127.0.0.1:0".parse().unwrap()).unwrap();
     let addr = listening.local_addr().unwrap();
-    (listening.spawn_with(state, Access::new(addr.ip(), &[]), limits).unwrap(), addr)
+    (listening.spawn_with(state, Access::new(addr.ip(), addr.port(), &[]), limits).unwrap(), addr)
 }
 
 /// Send a GET of `path` on a new connection and read the answer's status line.
@@ -230,6 +253,21 @@ fn a_foreign_host_or_origin_gets_403_and_only_get_and_head_are_served() {
     assert!(rebound.starts_with("HTTP/1.1 403 ") && rebound.contains("--allow-host"), "{rebound}");
     let no_host = ask("GET / HTTP/1.0\r\n\r\n".to_string());
     assert!(no_host.starts_with("HTTP/1.0 403 ") || no_host.starts_with("HTTP/1.1 403 "), "{no_host}");
+    // RFC 9112 §3.2: 400 for an HTTP/1.1 request without a Host, for two Hosts (even the
+    // same twice, or with a foreign one second), and for a Host that is not host[:port].
+    let no_host_11 = ask("GET / HTTP/1.1\r\nConnection: close\r\n\r\n".to_string());
+    assert!(no_host_11.starts_with("HTTP/1.1 400 ") && no_host_11.contains("Host"), "{no_host_11}");
+    for hosts in [
+        format!("Host: {addr}\r\nHost: attacker.example:{port}"),
+        format!("Host: {addr}\r\nHost: {addr}"),
+        "Host: a b".into(),
+        "Host: user@localhost".into(),
+    ] {
+        let got = ask(format!("GET / HTTP/1.1\r\n{hosts}\r\nConnection: close\r\n\r\n"));
+        assert!(got.starts_with("HTTP/1.1 400 "), "{hosts}: {got}");
+    }
+    let other_port = ask(format!("GET / HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://localhost:3000\r\nConnection: close\r\n\r\n"));
+    assert!(other_port.starts_with("HTTP/1.1 403 "), "{other_port}");
     let foreign = ask(format!(
         "GET /__countersign/events HTTP/1.1\r\nHost: localhost:{port}\r\nOrigin: http://attacker.example\r\nConnection: close\r\n\r\n"
     ));
@@ -242,4 +280,67 @@ fn a_foreign_host_or_origin_gets_403_and_only_get_and_head_are_served() {
     assert!(post.starts_with("HTTP/1.1 405 ") && post.to_ascii_lowercase().contains("allow: get, head"), "{post}");
     let head = ask(format!("HEAD / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"));
     assert!(head.starts_with("HTTP/1.1 200 ") && head.ends_with("\r\n\r\n"), "{head}");
+}
+
+/// Send `head` on a new connection and read until the server closes it.
+fn exchange(addr: SocketAddr, head: &[u8]) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(head).unwrap();
+    let mut got = Vec::new();
+    if let Err(e) = s.read_to_end(&mut got) {
+        panic!("{e} after {:?}", String::from_utf8_lossy(&got));
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// The status lines in `answers`, in order (one may follow a body without a line end).
+fn statuses(answers: &str) -> Vec<&str> {
+    answers.match_indices("HTTP/1.1 ").map(|(at, _)| answers[at..].split("\r\n").next().unwrap_or_default()).collect()
+}
+
+/// A request target longer than LINE_MAX gets 414, whether the whole head fits in hyper's
+/// buffer (HEAD_MAX) or not, on a new connection or after other requests on a kept-alive
+/// one (answered first, even when sent at once); a head too large for its header fields
+/// still gets 431.
+#[test]
+fn an_over_long_target_gets_414_and_over_long_fields_431() {
+    let files = [("index.html", b"<body>hi</body>".to_vec()), ("big.bin", vec![b'z'; 4 << 20])];
+    let (_server, addr) = serve(&files, Limits { connections: 8, listeners: 2 });
+    let get = |target: &str, fields: &str| format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\n{fields}\r\n");
+    let long = |n: usize| format!("/{}", "a".repeat(n - 1));
+    let fits = "GET  HTTP/1.1".len();
+    for n in [request_line::LINE_MAX - fits + 1, HEAD_MAX / 2 + request_line::LINE_MAX, HEAD_MAX * 2, 100_000] {
+        let answer = exchange(addr, get(&long(n), "Connection: close\r\n").as_bytes());
+        assert_eq!(statuses(&answer), ["HTTP/1.1 414 URI Too Long"], "a target of {n} bytes: {}", &answer[..answer.len().min(300)]);
+        assert!(
+            answer.to_ascii_lowercase().contains("cache-control: no-store") && answer.ends_with("longer than 8192 bytes\n"),
+            "{answer}"
+        );
+    }
+    let longest = exchange(addr, get(&long(request_line::LINE_MAX - fits), "Connection: close\r\n").as_bytes());
+    assert_eq!(statuses(&longest), ["HTTP/1.1 404 Not Found"], "the longest target allowed");
+    // Kept alive: a request answered, then the long one on the same connection.
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(get("/__countersign/generation", "").as_bytes()).unwrap();
+    let mut first = [0u8; 512];
+    let n = s.read(&mut first).unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).ends_with("\r\n\r\n1\n"), "{}", String::from_utf8_lossy(&first[..n]));
+    s.write_all(get(&long(HEAD_MAX * 2), "").as_bytes()).unwrap();
+    let mut rest = String::new();
+    s.read_to_string(&mut rest).unwrap();
+    assert_eq!(statuses(&rest), ["HTTP/1.1 414 URI Too Long"], "{rest}");
+    // Sent at once behind requests (pipelined), a large answer among them: they are all
+    // answered, in full, before the 414.
+    let pipelined = [get("/", ""), get("/big.bin", ""), get("/__countersign/generation", ""), get(&long(HEAD_MAX * 2), "")].concat();
+    let answers = exchange(addr, pipelined.as_bytes());
+    assert_eq!(statuses(&answers), ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 200 OK", "HTTP/1.1 414 URI Too Long"]);
+    assert!(answers.contains(&"z".repeat(4 << 20)), "the large answer was cut off");
+    let fields = format!("X-Long: {}\r\nConnection: close\r\n", "b".repeat(HEAD_MAX));
+    assert_eq!(statuses(&exchange(addr, get("/", &fields).as_bytes())), ["HTTP/1.1 431 Request Header Fields Too Large"]);
+    // A body of one long line is not taken for a request line.
+    let body = "c".repeat(HEAD_MAX);
+    let post = format!("POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    assert_eq!(statuses(&exchange(addr, post.as_bytes())), ["HTTP/1.1 405 Method Not Allowed"]);
 }
