@@ -10,8 +10,9 @@
 //! What: every number written with digits of any script (ASCII, fullwidth, Arabic-Indic,
 //! …), superscripts, vulgar fractions and other numeric characters, with its separators and
 //! decimal point; and every number word from "three" up ("fifty-five", "hundred",
-//! "twelve"). "zero", "one" and "two" are too common in ordinary sentences to flag; for the
-//! same reason ASCII digits right after a letter (`x2`, `H2O`) are not flagged. In math,
+//! "twelve"), also where it begins a hyphenated word (the "fifteen" of "fifteen-year").
+//! "zero", "one" and "two" are too common in ordinary sentences to flag; for the same
+//! reason ASCII digits right after a letter (`x2`, `H2O`) are not flagged. In math,
 //! a formula's numbers are its own constants (`k + 1`, `2k`, `b \ge 3`); numbers are
 //! flagged in math that holds no variable (`$37$`, `$(1, 2)$`, `$\langle 5, 7\rangle$`),
 //! where the math only typesets numbers, from 3 up. A number that is not computed (a year,
@@ -178,8 +179,11 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
             }
             let word = text[off..end_of(j)].trim_end_matches('-');
             // In math, letters are variables and commands, not words.
-            if rule == Rule::Prose && is_number_word(word) {
-                out.push(region.start + off..region.start + off + word.len());
+            if rule == Rule::Prose {
+                let number = number_word_prefix(word);
+                if !number.is_empty() {
+                    out.push(region.start + off..region.start + off + number.len());
+                }
             }
             i = j;
         } else {
@@ -187,6 +191,14 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
         }
     }
     out
+}
+
+/// The number word a hyphenated word begins with, as `--strict` flags it: the whole of
+/// `fifty-five`, the `fifteen` of `fifteen-year`, the `twenty-five` of `twenty-five-coin`;
+/// empty when it begins with none (`one-two`, `threefold`, `non-three`).
+fn number_word_prefix(word: &str) -> &str {
+    let ends = word.match_indices('-').map(|(i, _)| i).chain([word.len()]);
+    ends.rev().find(|&end| is_number_word(&word[..end])).map_or("", |end| &word[..end])
 }
 
 /// True when the text before an `@` opens a reference: `[@`, `[-@` or `; @` inside one.
@@ -320,6 +332,15 @@ mod tests {
         for w in ["one", "two", "zero", "threefold", "often", "one-two"] {
             assert!(!is_number_word(w), "{w}");
         }
+    }
+
+    /// A number word that begins a hyphenated word is a number the reader sees: `a
+    /// fifteen-year gap` and `the six-coin example` were passed by `--strict`.
+    #[test]
+    fn a_number_word_before_a_hyphen_is_flagged() {
+        let src = "---\ntitle: T\n---\nA fifteen-year gap, the six-coin example, twenty-five-heap Nim, one-heap and \
+                   {{ plain three }}-way; non-three.\n";
+        assert_eq!(flagged(src), ["fifteen", "six", "twenty-five"]);
     }
 
     #[test]
