@@ -222,11 +222,18 @@ pub fn scan(text: &str, base: usize) -> Scan {
 /// `|`, so the page would split the claim (its HTML malformed) while the check read it
 /// whole.
 fn crossing_claims(claims: &[Claim], leaves: &[(Range<usize>, &str)], base: usize, errors: &mut Vec<ClaimSyntaxError>) {
+    // The leaves never overlap and come in the order of the text, as the claims do: the
+    // one holding a claim's start is found by bisection (claims × leaves was quadratic).
     for c in claims {
         let (start, end) = (c.span.start - base, c.span.end - base);
-        let inside = |at: usize| start < at && at < end;
-        let Some((_, what)) = leaves.iter().find(|(r, _)| inside(r.start) || inside(r.end)) else { continue };
-        let container = leaves.iter().rev().find(|(r, _)| r.start <= start && start < r.end).map_or(*what, |(_, w)| *w);
+        let i = leaves.partition_point(|(r, _)| r.start <= start);
+        let holder = i.checked_sub(1).map(|k| &leaves[k]).filter(|(r, _)| start < r.end);
+        let next = leaves.get(i).filter(|(r, _)| r.start < end);
+        let container = match (holder, next) {
+            (Some((r, what)), _) if r.end < end => *what,
+            (None, Some((_, what))) | (Some(_), Some((_, what))) => *what,
+            _ => continue,
+        };
         errors.push(ClaimSyntaxError {
             code: Code::ClaimSyntax,
             message: format!("this claim runs past the end of its {container}"),
