@@ -54,8 +54,10 @@ fn pages_contain_claims_mathml_and_provenance() {
     assert!(out.files.contains_key("style.css"));
 }
 
+/// A claim in alt text is its plain text; one in a link's text keeps its certificate
+/// (it was plain text, with no certificate), in a span, never a link inside the link.
 #[test]
-fn a_claim_in_link_text_or_alt_text_is_plain_text() {
+fn a_claim_in_alt_text_is_plain_text_and_in_link_text_keeps_its_certificate() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/sites/ok-claims-in-links");
     let run = pipeline::run(
         &RunOptions { root, use_cache: false, progress: false, render: true, theme: countersign::THEME, base_url: None },
@@ -64,8 +66,14 @@ fn a_claim_in_link_text_or_alt_text_is_plain_text() {
     assert!(run.ok(), "{}", run.loaded.sources.render(&run.diags, false));
     let page = String::from_utf8(run.output.unwrap().files["small/index.html"].to_vec()).unwrap();
     assert!(page.contains(r#"<img src="strip.png" alt="a strip of 14 cells" />"#), "{page}");
-    assert!(page.contains(r#"<a href="https://example.org/">all 14</a>"#), "{page}");
-    assert!(page.contains(r#"href="../small/">the 14 positions</a>"#), "{page}");
+    let claimed = |i: usize| {
+        format!(
+            "<span class=\"claimed\"><span class=\"claim\" aria-describedby=\"claim-{i}-certificate\">14</span>\
+             <span class=\"certificate\" role=\"tooltip\" id=\"claim-{i}-certificate\"><span class=\"cert-census\">census"
+        )
+    };
+    assert!(page.contains(&format!("<a href=\"https://example.org/\">all {}", claimed(1))), "{page}");
+    assert!(page.contains(&format!("href=\"../small/\">the {}", claimed(2))), "{page}");
     assert!(!page.contains('\u{E000}'), "no placeholder leaks");
 }
 

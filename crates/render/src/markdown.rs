@@ -8,7 +8,8 @@
 //! like prose. Math becomes MathML, with the text of its claims; display equations are
 //! numbered (`\label{eq:name}` names one).
 //!
-//! A claim in a link's text, an image's alt text or a link's title is shown as its plain
+//! A claim in a link's text keeps its certificate but not its own link (a link cannot
+//! hold another); one in an image's alt text or a link's title is shown as its plain
 //! text; a claim in a link's destination or a heading's `{#id}` is an error. Heading ids
 //! leave out the stated values of claims, so `--bless` never changes an id.
 //!
@@ -520,6 +521,19 @@ fn claim_parts(html: &str) -> Option<(&str, &str, &str, &str)> {
     let id = &tag[id_at..id_at + tag[id_at..].find('"')?];
     let inner = tag[tag.find('>')? + 1..].strip_suffix("</span>")?;
     Some((open, close, id, inner))
+}
+
+/// The HTML of a claim in a link's text, from the parts of its own HTML
+/// ([`claim_parts`]): a link cannot hold the claim's link, so its text `text` goes in a
+/// span of the link's class, described by its certificate, which the page shows when the
+/// claim is hovered or the link holding it is focused.
+fn claim_in_link((open, _, id, inner): (&str, &str, &str, &str), text: &str) -> String {
+    let class = open.split_once("class=\"").and_then(|(_, r)| r.split_once('"')).map_or("claim", |(c, _)| c);
+    format!(
+        "<span class=\"claimed\"><span class=\"{class}\" aria-describedby=\"{id}\">{}</span>\
+         <span class=\"certificate\" role=\"tooltip\" id=\"{id}\">{inner}</span></span>",
+        escape(text)
+    )
 }
 
 /// A run of digits that `latex` does not hold, which with four digits more makes the
@@ -1080,7 +1094,7 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     }
     let html = std::cell::RefCell::new(String::new());
     let mut marks = Vec::new();
-    let mut links = 0usize;
+    let (mut links, mut images) = (0usize, 0usize);
     let mut plain = Plain::default();
     let mark = |reference: usize, closing: bool, marks: &mut Vec<Mark>| marks.push(Mark { at: html.borrow().len(), reference, closing });
     let events = items.into_iter().filter_map(|(item, _)| {
@@ -1097,8 +1111,10 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
             }
             Item::Md(ev) => {
                 match &ev {
-                    Event::Start(Tag::Link { .. } | Tag::Image { .. }) => links += 1,
-                    Event::End(TagEnd::Link | TagEnd::Image) => links = links.saturating_sub(1),
+                    Event::Start(Tag::Link { .. }) => links += 1,
+                    Event::End(TagEnd::Link) => links = links.saturating_sub(1),
+                    Event::Start(Tag::Image { .. }) => images += 1,
+                    Event::End(TagEnd::Image) => images = images.saturating_sub(1),
                     _ => {}
                 }
                 plain.take(&ev);
@@ -1107,10 +1123,11 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
             Item::Claim(k) => {
                 let text = claim_text.get(k).map_or("", String::as_str);
                 plain.text.push_str(text);
-                if links > 0 {
-                    Event::Text(CowStr::from(text.to_string()))
-                } else {
-                    Event::InlineHtml(CowStr::from(claim_html.get(k).cloned().unwrap_or_default()))
+                let html = claim_html.get(k).map_or("", String::as_str);
+                match (images, links, claim_parts(html)) {
+                    (0, 0, _) => Event::InlineHtml(CowStr::from(html.to_string())),
+                    (0, _, Some(parts)) => Event::InlineHtml(CowStr::from(claim_in_link(parts, text))),
+                    _ => Event::Text(CowStr::from(text.to_string())),
                 }
             }
             Item::Math { latex, .. } => {
@@ -1304,6 +1321,36 @@ mod tests {
         let (_, b, _) = rendered("a {{ x.n = *5* }} b *c {{ x.m = 6* }} d\n", &[]);
         assert_eq!(b.html.matches("<em>").count(), b.html.matches("</em>").count(), "{}", b.html);
         assert!(b.html.contains("<c>*5*</c>"), "{}", b.html);
+    }
+
+    /// A claim in a link's text is checked, but was published as bare text with no
+    /// certificate: a link cannot hold the claim's own link. It keeps its certificate in a
+    /// span described by it (shown when the link is hovered or focused); in an image's alt
+    /// text it stays plain text, and outside links the claim keeps its link.
+    #[test]
+    fn a_claim_in_link_text_keeps_its_certificate() {
+        let body = "[the {{ g.n = 5 }} positions](https://x.org) and ![b {{ g.n = 5 }}](i.png) and {{ g.n = 5 }}\n";
+        let (e, d) = countersign_core::content::parse_essay("essays/a.md", "essays/a.md".into(), format!("---\ntitle: T\n---\n{body}"));
+        assert!(d.is_empty(), "{d:?}");
+        let e = e.expect("essay");
+        let html: Vec<String> = (0..e.claims.len())
+            .map(|i| {
+                format!(
+                    "<span class=\"claimed\"><a class=\"claim\" href=\"#calls-g\" aria-describedby=\"claim-{i}-certificate\">5</a>\
+                     <span class=\"certificate\" role=\"tooltip\" id=\"claim-{i}-certificate\"><b>cert {i}</b></span></span>"
+                )
+            })
+            .collect();
+        let text = vec!["5".to_string(); e.claims.len()];
+        let (b, d) = render(&e, &html, &text, &[], &Math::new(&Default::default()).expect("math"));
+        assert!(d.is_empty(), "{d:?}");
+        let want =
+            "<a href=\"https://x.org\">the <span class=\"claimed\"><span class=\"claim\" aria-describedby=\"claim-0-certificate\">5</span>\
+                    <span class=\"certificate\" role=\"tooltip\" id=\"claim-0-certificate\"><b>cert 0</b></span></span> positions</a>";
+        assert!(b.html.contains(want), "{}", b.html);
+        assert!(b.html.contains("<img src=\"i.png\" alt=\"b 5\" />"), "{}", b.html);
+        assert!(b.html.contains(&format!(" and {}", html[2])), "{}", b.html);
+        assert_eq!(b.html.matches("<a ").count(), 2, "no link inside a link: {}", b.html);
     }
 
     #[test]
