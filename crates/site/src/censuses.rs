@@ -307,7 +307,20 @@ fn walk_sources(root: &Path, real_root: &Path, start: &Path, glob: &str, take: &
     let mut taken = 0;
     let mut walk = walkdir::WalkDir::new(start).follow_links(true).sort_by_file_name().into_iter();
     while let Some(entry) = walk.next() {
-        let Ok(entry) = entry else { continue };
+        let entry = match entry {
+            Ok(e) => e,
+            // A link to a folder above it (a loop) that leads out of the site: `/`, `..`.
+            Err(e) => match e.path().filter(|_| e.loop_ancestor().is_some()).map(|p| (p, crate::source::place(&[real_root], p))) {
+                Some((p, Place::Outside(real))) => {
+                    let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+                    if could_hold(&rel) {
+                        return Err(crate::source::outside_message(&format!("the source `{rel}`"), &real).0);
+                    }
+                    continue;
+                }
+                _ => continue,
+            },
+        };
         let Ok(rel) = entry.path().strip_prefix(root) else { continue };
         let rel = rel.to_string_lossy().replace('\\', "/");
         let (is_dir, is_file) = (entry.file_type().is_dir(), entry.file_type().is_file());
@@ -707,5 +720,43 @@ mod tests {
         let limit = |v: serde_json::Value| matches!(check_value("s", &spec, &v), Err(ParamProblem::Limit(_)));
         assert!(shape(serde_json::json!(4)) && shape(serde_json::json!(["x"])) && shape(serde_json::json!([true])));
         assert!(limit(serde_json::json!([0])) && limit(serde_json::json!([10])) && limit(serde_json::json!([1, 1, 1, 1])));
+    }
+
+    /// Sources stay inside the site: an absolute glob or one with `..` is refused even
+    /// where the file exists; `**/*` matches neither `public/`, the cache, nor an output
+    /// folder written elsewhere (its marker), and follows a link inside the site; a link
+    /// out of it is refused when the glob could match it, and passed by otherwise.
+    #[cfg(unix)]
+    #[test]
+    fn sources_never_leave_the_site_nor_match_what_a_build_writes() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("site");
+        let write = |p: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        };
+        for p in ["censuses/c.py", "shared/lib.py", "public/index.html", "public/.countersign-output", ".countersign-cache/k.json"] {
+            write(p);
+        }
+        for p in ["out/.countersign-output", "out/x.html"] {
+            write(p);
+        }
+        std::fs::write(d.path().join("secret.txt"), "s").unwrap();
+        let globs = |g: &[&str]| match_sources(&root, &g.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let refused = |g: &str| globs(&[g]).unwrap_err().1;
+        assert!(refused("../secret.txt").contains("outside the site root"));
+        assert!(refused(&d.path().join("secret.txt").to_string_lossy()).contains("outside the site root"));
+        assert!(refused("censuses/../../secret.txt").contains("outside the site root"));
+        std::os::unix::fs::symlink("../shared", root.join("censuses/lib")).unwrap();
+        assert_eq!(globs(&["**/*"]).unwrap(), ["censuses/c.py", "censuses/lib/lib.py", "shared/lib.py"]);
+        std::os::unix::fs::symlink(d.path(), root.join("censuses/away")).unwrap();
+        assert_eq!(globs(&["censuses/*.py"]).unwrap(), ["censuses/c.py"], "a folder the glob cannot reach into is passed by");
+        assert!(refused("**/*.py").contains("the source `censuses/away` links outside the site root"));
+        std::fs::remove_file(root.join("censuses/away")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret.txt"), root.join("censuses/s.txt")).unwrap();
+        assert_eq!(globs(&["censuses/*.py"]).unwrap(), ["censuses/c.py"]);
+        assert!(refused("censuses/*").contains("the source `censuses/s.txt` links outside the site root"));
+        assert!(refused("public/*").contains("matches no file"));
     }
 }

@@ -176,4 +176,36 @@ mod tests {
         ];
         assert_eq!(found, want.map(|(c, f)| (c, f.to_string(), true)), "{diags:#?}");
     }
+
+    /// A template, a static file or a folder of `static/` that is a link out of the site
+    /// is one `outside-site` error naming it, and nothing through it is read; links that
+    /// stay inside the site are followed.
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_site_are_refused_and_links_inside_it_followed() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("site");
+        for dir in ["static", "templates", "shared", "../away/fonts"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("shared/a.css"), "a").unwrap();
+        std::fs::write(d.path().join("away/fonts/f.woff"), "f").unwrap();
+        std::fs::write(d.path().join("away/page.html"), "p").unwrap();
+        let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, root.join(at)).unwrap();
+        link(Path::new("../shared/a.css"), "static/a.css");
+        link(Path::new("../shared"), "static/shared");
+        link(&d.path().join("away/fonts"), "static/fonts");
+        link(&d.path().join("away/page.html"), "templates/page.html");
+        link(&d.path().join("away/page.html"), "references.yaml");
+        let theme = Theme { templates: &[("base.html", "{{ content }}")], statics: &[] };
+        let (files, diags) = load(&root, &theme);
+        assert_eq!(files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(), ["a.css", "shared/a.css"]);
+        assert!(files.own_templates.is_empty() && files.bibliography.is_none());
+        let mut refused: Vec<(Code, &str)> = diags.iter().map(|x| (x.code, x.origin.file().unwrap_or_default())).collect();
+        refused.sort();
+        assert_eq!(
+            refused,
+            [(Code::OutsideSite, "references.yaml"), (Code::OutsideSite, "static/fonts"), (Code::OutsideSite, "templates/page.html")]
+        );
+    }
 }

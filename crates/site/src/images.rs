@@ -153,4 +153,29 @@ mod tests {
     fn a_path_out_of_the_folder_is_refused() {
         assert!(matches!(read(Path::new("."), "x", "../secret.png", &[]), Err(Unread::Missing(why)) if why.contains("inside")));
     }
+
+    /// An image is read only from inside the site, or from beside the essay's own real
+    /// file when the essay is a link to a file elsewhere (its images travel with it); a
+    /// link anywhere else is an `outside-site` error at the image.
+    #[cfg(unix)]
+    #[test]
+    fn an_image_linked_out_of_the_site_is_refused_but_one_beside_a_linked_essay_is_read() {
+        let d = tempfile::tempdir().unwrap();
+        let (root, away) = (d.path().join("site"), d.path().join("away"));
+        std::fs::create_dir_all(root.join("essays")).unwrap();
+        std::fs::create_dir_all(&away).unwrap();
+        let text = "---\ntitle: T\n---\n\n![a](fig.png) ![b](other.png)\n";
+        std::fs::write(away.join("t.md"), text).unwrap();
+        std::fs::write(away.join("fig.png"), "png").unwrap();
+        std::fs::write(d.path().join("other.png"), "other").unwrap();
+        std::os::unix::fs::symlink(away.join("t.md"), root.join("essays/t.md")).unwrap();
+        std::os::unix::fs::symlink(away.join("fig.png"), root.join("essays/fig.png")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("other.png"), root.join("essays/other.png")).unwrap();
+        let (e, _) = countersign_core::content::parse_essay("essays/t.md", root.join("essays/t.md"), text.into());
+        let (images, diags) = load(&root, &[e.unwrap()]);
+        assert_eq!(images.iter().map(|i| (i.out.as_str(), i.bytes.as_slice())).collect::<Vec<_>>(), [("t/fig.png", &b"png"[..])]);
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!((diags[0].code, &text[diags[0].span.clone()]), (Code::OutsideSite, "other.png"));
+        assert!(diags[0].message.contains("essays/other.png links outside the site root"), "{}", diags[0].message);
+    }
 }
