@@ -268,7 +268,9 @@ fn match_sources(root: &Path, globs: &[String]) -> Result<Vec<String>, (String, 
     let mut files = std::collections::BTreeSet::new();
     let real_root = crate::source::canonical_root(root);
     for g in globs {
-        if Path::new(g).is_absolute() || g.starts_with(['/', '\\']) || g.split(['/', '\\']).any(|c| c == "..") {
+        // A root, a drive (`C:`) or a `..` in either separator's reading leaves the root.
+        let leaves = Path::new(g).components().any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        if leaves || g.starts_with(['/', '\\']) || g.split(['/', '\\']).any(|c| c == "..") {
             return Err((g.clone(), format!("the source `{g}` is outside the site root: a source is a path under it, without `..`")));
         }
         let matcher = globset::GlobBuilder::new(g)
