@@ -305,3 +305,20 @@ fn a_huge_stderr_line_is_read_in_bounded_memory() {
     assert!(err.contains("error[census-exit]") && err.contains("start of a long line xxx"), "{err}");
     assert!(peak < 100 * 1024, "check peaked at {} MiB reading a 200 MB line", peak / 1024);
 }
+
+/// `sources: ["**/*"]` never matches the output folder nor the cache: two builds in a row,
+/// the second answers the call from the cache (issue 31, weak points: the output and the
+/// cache each build writes changed the census's fingerprint, so it reran every build).
+#[test]
+fn a_census_over_every_file_is_answered_from_the_cache_by_the_next_build() {
+    let d = tempfile::tempdir().unwrap();
+    let root = subtraction_site(d.path());
+    edit(&root.join("censuses/subtraction.grundy.yaml"), "sources: [censuses/subtraction.py]", "sources: [\"**/*\"]");
+    let (code, _, err) = countersign(&root, &["build"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(1 ran, 0 from cache)"), "{err}");
+    assert!(root.join("public/index.html").is_file() && root.join(".countersign-cache").is_dir());
+    let (code, _, err) = countersign(&root, &["build"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("(0 ran, 1 from cache)"), "the output or the cache changed the census's sources: {err}");
+}

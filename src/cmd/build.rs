@@ -14,7 +14,7 @@ use crate::console::err;
 /// site as it was, or when the output folder cannot be locked or written.
 pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<String>, color: bool) -> Outcome {
     let started = Instant::now();
-    let out = out.map(Path::to_path_buf).unwrap_or_else(|| root.join("public"));
+    let out = out.map(Path::to_path_buf).unwrap_or_else(|| root.join(output::DEFAULT_DIR));
     let write_to = match output::check_out(root, &out) {
         Ok(p) => p,
         Err(e) => return fail(e),

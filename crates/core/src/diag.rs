@@ -60,6 +60,9 @@ codes! {
     // Site, files and output.
     /// A source file or folder could not be read.
     ReadFailed = "read-failed",
+    /// A template, static file, image or `references.yaml` is a link to a file outside the
+    /// site's folder; only essays may be.
+    OutsideSite = "outside-site",
     /// A file could not be written (`--bless`).
     WriteFailed = "write-failed",
     /// A source file is not UTF-8.

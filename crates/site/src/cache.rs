@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The cache's folder under the site root.
+pub const DIR: &str = ".countersign-cache";
+
 /// The cache key of a census call: 64 hex digits.
 pub fn key(census: &str, params: &Value, fingerprint: &str) -> String {
     let mut h = blake3::Hasher::new();

@@ -36,6 +36,8 @@ use serde_json::Value;
 use countersign_census::{Ctx, Failure, FailureKind, ParamError, PrepareError, Prepared, Stop};
 use countersign_core::diag::{Code, Diagnostic};
 
+use crate::source::Place;
+
 /// The folder of the declarations, under the site root.
 pub const DIR: &str = "censuses";
 /// The time limit of a census that declares none, in seconds.
@@ -255,11 +257,22 @@ fn declare(root: &Path, file: &str, name: &str, text: &str) -> Result<SiteCensus
 }
 
 /// The files under `root` each glob matches (relative, `/`-separated, sorted). Each glob
-/// is walked from its literal prefix; a glob that matches no file, or is not a glob, is an
-/// error: (the glob, the sentence).
+/// is walked from its literal prefix, links followed. Never matched: the output folder
+/// `public/` ([`crate::output::DEFAULT_DIR`]), the results cache [`crate::cache::DIR`], and any folder holding
+/// the output marker ([`crate::output::MARKER`], an output written elsewhere by `--out`),
+/// since each build writes them and would change the fingerprint (`**/*` would rerun the
+/// census every build). Errors, as (the glob, the sentence): a glob that is absolute or
+/// has a `..` part, a match that is (or is reached through) a link out of the site, a
+/// glob that matches no file, or one that is not a glob.
 fn match_sources(root: &Path, globs: &[String]) -> Result<Vec<String>, (String, String)> {
     let mut files = std::collections::BTreeSet::new();
+    let real_root = crate::source::canonical_root(root);
     for g in globs {
+        // A root, a drive (`C:`) or a `..` in either separator's reading leaves the root.
+        let leaves = Path::new(g).components().any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        if leaves || g.starts_with(['/', '\\']) || g.split(['/', '\\']).any(|c| c == "..") {
+            return Err((g.clone(), format!("the source `{g}` is outside the site root: a source is a path under it, without `..`")));
+        }
         let matcher = globset::GlobBuilder::new(g)
             .literal_separator(true)
             .build()
@@ -267,23 +280,71 @@ fn match_sources(root: &Path, globs: &[String]) -> Result<Vec<String>, (String, 
             .compile_matcher();
         let base: Vec<&str> = g.split('/').take_while(|c| !c.contains(['*', '?', '[', '{'])).collect();
         let start = root.join(base.join("/"));
-        let mut matched = 0;
-        for entry in walkdir::WalkDir::new(&start).sort_by_file_name().into_iter().filter_map(Result::ok) {
-            if !entry.file_type().is_file() {
-                continue;
+        let matched = walk_sources(root, &real_root, &start, g, &mut |rel| {
+            let hit = matcher.is_match(rel);
+            if hit {
+                files.insert(rel.to_string());
             }
-            let Ok(rel) = entry.path().strip_prefix(root) else { continue };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if matcher.is_match(&rel) {
-                matched += 1;
-                files.insert(rel);
-            }
-        }
+            hit
+        })
+        .map_err(|m| (g.clone(), m))?;
         if matched == 0 {
             return Err((g.clone(), format!("the source `{g}` matches no file under the site root")));
         }
     }
     Ok(files.into_iter().collect())
+}
+
+/// Walk `start`, the folder (or file) of `glob`'s literal prefix (links followed, in name
+/// order), giving `take` the path from `root` of every file outside the folders a build
+/// writes (see [`match_sources`]); how many it took. The start, and each link met, must
+/// lead inside `real_root` (the canonical root), or the walk fails naming it: the start
+/// always, a file link when `take` takes it, a folder link when `glob` could match below
+/// it (it has `**`, or more parts than the folder). Nothing out of the site is read.
+fn walk_sources(root: &Path, real_root: &Path, start: &Path, glob: &str, take: &mut dyn FnMut(&str) -> bool) -> Result<usize, String> {
+    let written = |p: &Path| {
+        p.join(crate::output::MARKER).exists() || p == root.join(crate::output::DEFAULT_DIR) || p == root.join(crate::cache::DIR)
+    };
+    let could_hold = |rel: &str| glob.contains("**") || rel.split('/').count() < glob.split('/').count();
+    let mut taken = 0;
+    let mut walk = walkdir::WalkDir::new(start).follow_links(true).sort_by_file_name().into_iter();
+    while let Some(entry) = walk.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            // A link to a folder above it (a loop) that leads out of the site: `/`, `..`.
+            Err(e) => match e.path().filter(|_| e.loop_ancestor().is_some()).map(|p| (p, crate::source::place(&[real_root], p))) {
+                Some((p, Place::Outside(real))) => {
+                    let rel = p.strip_prefix(root).unwrap_or(p).to_string_lossy().replace('\\', "/");
+                    if could_hold(&rel) {
+                        return Err(crate::source::outside_message(&format!("the source `{rel}`"), &real).0);
+                    }
+                    continue;
+                }
+                _ => continue,
+            },
+        };
+        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let (is_dir, is_file) = (entry.file_type().is_dir(), entry.file_type().is_file());
+        if is_dir && written(entry.path()) {
+            walk.skip_current_dir();
+            continue;
+        }
+        let linked = entry.depth() == 0 || entry.path_is_symlink();
+        if let Some(Place::Outside(real)) = linked.then(|| crate::source::place(&[real_root], entry.path())) {
+            if entry.depth() == 0 || (is_file && take(&rel)) || (is_dir && could_hold(&rel)) {
+                return Err(crate::source::outside_message(&format!("the source `{rel}`"), &real).0);
+            }
+            if is_dir {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        if is_file && take(&rel) {
+            taken += 1;
+        }
+    }
+    Ok(taken)
 }
 
 /// See [`SiteCensus::fingerprint`].
@@ -661,5 +722,43 @@ mod tests {
         let limit = |v: serde_json::Value| matches!(check_value("s", &spec, &v), Err(ParamProblem::Limit(_)));
         assert!(shape(serde_json::json!(4)) && shape(serde_json::json!(["x"])) && shape(serde_json::json!([true])));
         assert!(limit(serde_json::json!([0])) && limit(serde_json::json!([10])) && limit(serde_json::json!([1, 1, 1, 1])));
+    }
+
+    /// Sources stay inside the site: an absolute glob or one with `..` is refused even
+    /// where the file exists; `**/*` matches neither `public/`, the cache, nor an output
+    /// folder written elsewhere (its marker), and follows a link inside the site; a link
+    /// out of it is refused when the glob could match it, and passed by otherwise.
+    #[cfg(unix)]
+    #[test]
+    fn sources_never_leave_the_site_nor_match_what_a_build_writes() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("site");
+        let write = |p: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        };
+        for p in ["censuses/c.py", "shared/lib.py", "public/index.html", "public/.countersign-output", ".countersign-cache/k.json"] {
+            write(p);
+        }
+        for p in ["out/.countersign-output", "out/x.html"] {
+            write(p);
+        }
+        std::fs::write(d.path().join("secret.txt"), "s").unwrap();
+        let globs = |g: &[&str]| match_sources(&root, &g.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let refused = |g: &str| globs(&[g]).unwrap_err().1;
+        assert!(refused("../secret.txt").contains("outside the site root"));
+        assert!(refused(&d.path().join("secret.txt").to_string_lossy()).contains("outside the site root"));
+        assert!(refused("censuses/../../secret.txt").contains("outside the site root"));
+        std::os::unix::fs::symlink("../shared", root.join("censuses/lib")).unwrap();
+        assert_eq!(globs(&["**/*"]).unwrap(), ["censuses/c.py", "censuses/lib/lib.py", "shared/lib.py"]);
+        std::os::unix::fs::symlink(d.path(), root.join("censuses/away")).unwrap();
+        assert_eq!(globs(&["censuses/*.py"]).unwrap(), ["censuses/c.py"], "a folder the glob cannot reach into is passed by");
+        assert!(refused("**/*.py").contains("the source `censuses/away` links outside the site root"));
+        std::fs::remove_file(root.join("censuses/away")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret.txt"), root.join("censuses/s.txt")).unwrap();
+        assert_eq!(globs(&["censuses/*.py"]).unwrap(), ["censuses/c.py"]);
+        assert!(refused("censuses/*").contains("the source `censuses/s.txt` links outside the site root"));
+        assert!(refused("public/*").contains("matches no file"));
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::source::{SourceError, STATIC_LIMIT, TEXT_LIMIT};
+use crate::source::{Place, SourceError, STATIC_LIMIT, TEXT_LIMIT};
 use countersign_core::diag::{Code, Diagnostic};
 use countersign_render::{bib, SiteFiles, Theme};
 
@@ -16,12 +16,15 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
 }
 
 /// Read `root`'s `templates/*.html` (any depth), `static/` and `references.yaml` over
-/// `theme`'s files. Errors: a file or folder that cannot be read, a template that is not UTF-8
-/// (each a diagnostic on it; the rest is still read).
+/// `theme`'s files. Errors: a file or folder that cannot be read, a template that is not
+/// UTF-8, a file or folder whose real path is outside the site (a symbolic link out of it:
+/// `outside-site`, see [`crate::source::place`]); each a diagnostic on it, and the rest is
+/// still read.
 pub fn load(root: &Path, theme: &Theme) -> (SiteFiles, Vec<Diagnostic>) {
     let mut files = SiteFiles::of_theme(theme);
     let mut diags = Vec::new();
-    for (rel, bytes) in walk(root, "templates", TEXT_LIMIT, &mut diags) {
+    let real_root = crate::source::canonical_root(root);
+    for (rel, bytes) in walk(root, &real_root, "templates", TEXT_LIMIT, &mut diags) {
         if !rel.ends_with(".html") {
             continue;
         }
@@ -34,11 +37,16 @@ pub fn load(root: &Path, theme: &Theme) -> (SiteFiles, Vec<Diagnostic>) {
             Err(_) => diags.push(Diagnostic::error(Code::NotUtf8, format!("templates/{rel}"), 0..0, "the template is not UTF-8")),
         }
     }
-    for (rel, bytes) in walk(root, "static", STATIC_LIMIT, &mut diags) {
+    for (rel, bytes) in walk(root, &real_root, "static", STATIC_LIMIT, &mut diags) {
         files.statics.insert(rel.clone(), bytes);
         files.own_statics.insert(rel);
     }
-    match read(&root.join(bib::FILE), TEXT_LIMIT) {
+    let path = root.join(bib::FILE);
+    if let Place::Outside(real) = crate::source::place(&[&real_root], &path) {
+        diags.push(outside(bib::FILE, &real));
+        return (files, diags);
+    }
+    match read(&path, TEXT_LIMIT) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => files.bibliography = Some(t),
             Err(_) => diags.push(Diagnostic::error(Code::NotUtf8, bib::FILE, 0..0, "the bibliography is not UTF-8; save it as UTF-8")),
@@ -49,37 +57,56 @@ pub fn load(root: &Path, theme: &Theme) -> (SiteFiles, Vec<Diagnostic>) {
     (files, diags)
 }
 
+/// The `outside-site` error on the site's file `shown` (`static/p.txt`), whose real path
+/// is `real`.
+fn outside(shown: &str, real: &Path) -> Diagnostic {
+    let (message, hint) = crate::source::outside_message(shown, real);
+    Diagnostic::error(Code::OutsideSite, shown, 0..0, message).with_hint(hint)
+}
+
 /// Every file under `root/folder` (links followed), sorted by name: its path relative
-/// to the folder with `/` separators, and its bytes. No folder: nothing.
-fn walk(root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
+/// to the folder with `/` separators, and its bytes. No folder: nothing. The folder, and
+/// every link met below it, must lead inside `real_root` (the canonical site root): a
+/// link that leaves it is an `outside-site` error, and a linked folder's files are then
+/// not read. Only links need the check, since a file reached through no link out of the
+/// site is inside it.
+fn walk(root: &Path, real_root: &Path, folder: &str, limit: u64, diags: &mut Vec<Diagnostic>) -> Vec<(String, Vec<u8>)> {
     let dir = root.join(folder);
     let mut found = Vec::new();
     if !dir.is_dir() {
         return found;
     }
+    if let Place::Outside(real) = crate::source::place(&[real_root], &dir) {
+        diags.push(outside(folder, &real));
+        return found;
+    }
+    let shown = |p: &Path| format!("{folder}/{}", p.strip_prefix(&dir).unwrap_or(p).to_string_lossy().replace('\\', "/"));
     // Editors' files are skipped, and hidden names but in static/ (`content::skipped_name`).
     let skipped = |name: &std::ffi::OsStr| countersign_core::content::skipped_name(folder, &name.to_string_lossy());
-    for e in crate::source::walk_folder(&dir, |e| skipped(e.file_name())) {
+    // Links out of the site, found as the walk meets them (and not walked into).
+    let mut left = Vec::new();
+    let mut leaves = |e: &walkdir::DirEntry| {
+        let place = if e.path_is_symlink() { crate::source::place(&[real_root], e.path()) } else { Place::Inside };
+        let Place::Outside(real) = place else { return false };
+        left.push(outside(&shown(e.path()), &real));
+        true
+    };
+    for e in crate::source::walk_folder(&dir, |e| skipped(e.file_name()) || leaves(e)) {
         match e {
-            Ok(e) if e.file_type().is_file() => {
-                let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
-                match read(e.path(), limit) {
-                    Ok(b) => found.push((rel, b)),
-                    Err(err) => {
-                        diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}")))
-                    }
-                }
-            }
+            Ok(e) if e.file_type().is_file() => match read(e.path(), limit) {
+                Ok(b) => found.push((shown(e.path())[folder.len() + 1..].to_string(), b)),
+                Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, shown(e.path()), 0..0, format!("cannot read: {err}"))),
+            },
             Ok(e) => {
                 if let Some(err) = crate::source::special_entry(e.file_type()) {
-                    let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
-                    diags.push(Diagnostic::error(Code::ReadFailed, format!("{folder}/{rel}"), 0..0, format!("cannot read: {err}")));
+                    diags.push(Diagnostic::error(Code::ReadFailed, shown(e.path()), 0..0, format!("cannot read: {err}")));
                 }
             }
             Err(err) if err.path().is_some_and(|p| p.strip_prefix(&dir).unwrap_or(p).iter().any(skipped)) => {}
             Err(err) => diags.push(Diagnostic::error(Code::ReadFailed, folder, 0..0, format!("cannot read {folder}/: {err}"))),
         }
     }
+    diags.append(&mut left);
     found
 }
 
@@ -148,5 +175,37 @@ mod tests {
             (Code::ReadFailed, "templates/pipe.html"),
         ];
         assert_eq!(found, want.map(|(c, f)| (c, f.to_string(), true)), "{diags:#?}");
+    }
+
+    /// A template, a static file or a folder of `static/` that is a link out of the site
+    /// is one `outside-site` error naming it, and nothing through it is read; links that
+    /// stay inside the site are followed.
+    #[cfg(unix)]
+    #[test]
+    fn links_out_of_the_site_are_refused_and_links_inside_it_followed() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("site");
+        for dir in ["static", "templates", "shared", "../away/fonts"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        std::fs::write(root.join("shared/a.css"), "a").unwrap();
+        std::fs::write(d.path().join("away/fonts/f.woff"), "f").unwrap();
+        std::fs::write(d.path().join("away/page.html"), "p").unwrap();
+        let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, root.join(at)).unwrap();
+        link(Path::new("../shared/a.css"), "static/a.css");
+        link(Path::new("../shared"), "static/shared");
+        link(&d.path().join("away/fonts"), "static/fonts");
+        link(&d.path().join("away/page.html"), "templates/page.html");
+        link(&d.path().join("away/page.html"), "references.yaml");
+        let theme = Theme { templates: &[("base.html", "{{ content }}")], statics: &[] };
+        let (files, diags) = load(&root, &theme);
+        assert_eq!(files.own_statics.iter().map(String::as_str).collect::<Vec<_>>(), ["a.css", "shared/a.css"]);
+        assert!(files.own_templates.is_empty() && files.bibliography.is_none());
+        let mut refused: Vec<(Code, &str)> = diags.iter().map(|x| (x.code, x.origin.file().unwrap_or_default())).collect();
+        refused.sort();
+        assert_eq!(
+            refused,
+            [(Code::OutsideSite, "references.yaml"), (Code::OutsideSite, "static/fonts"), (Code::OutsideSite, "templates/page.html")]
+        );
     }
 }

@@ -39,6 +39,9 @@ use std::path::{Path, PathBuf};
 
 use countersign_render::{Output, Sink};
 
+/// The output folder under the site root when `build` is given no `--out`.
+pub const DEFAULT_DIR: &str = "public";
+
 /// The file every build writes at the top of its output folder; its presence is what lets
 /// a later build replace that folder.
 pub const MARKER: &str = ".countersign-output";

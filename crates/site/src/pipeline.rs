@@ -82,7 +82,7 @@ fn load_with(root: &Path, theme: &Theme, units: &mut dyn Units) -> (Loaded, Opti
     for e in &essays {
         sources.add(e.file.clone(), e.source.clone());
     }
-    let (images, d) = crate::images::load_with(&essays, &mut |e| units.images(e).unwrap_or_else(|| crate::images::references(e)));
+    let (images, d) = crate::images::load_with(root, &essays, &mut |e| units.images(e).unwrap_or_else(|| crate::images::references(e)));
     diags.extend(d);
     let (files, d) = crate::files::load(root, theme);
     diags.extend(d);
@@ -105,9 +105,10 @@ fn load_with(root: &Path, theme: &Theme, units: &mut dyn Units) -> (Loaded, Opti
 
 /// Add to `sources` the text of every file a diagnostic points into and `sources` lacks
 /// (an essay that failed to load, a site template). A file that is not UTF-8 is shown
-/// with its bad bytes replaced by U+FFFD, so a diagnostic can still show the line.
+/// with its bad bytes replaced by U+FFFD, so a diagnostic can still show the line. A file
+/// refused as a link out of the site (`outside-site`) is never read.
 fn add_missing_sources(root: &Path, sources: &mut Sources, diags: &[Diagnostic]) {
-    for file in diags.iter().filter_map(|d| d.origin.file()) {
+    for file in diags.iter().filter(|d| d.code != Code::OutsideSite).filter_map(|d| d.origin.file()) {
         if sources.get(file).is_none() {
             let path = root.join(file);
             if path.is_file() {
@@ -426,8 +427,10 @@ fn figure_sources(essays: &[Essay]) -> Vec<Diagnostic> {
     diags
 }
 
-/// Every file the build makes from essays and templates, by its path in the output,
-/// with what it is ("the page of essays/e.md").
+/// Every file the build writes besides the site's own static files, by its path in the
+/// output, with what it is ("the page of essays/e.md"): the pages and files made from
+/// essays and templates, the theme's static files the site does not replace
+/// (`style.css`), and the output folder's marker ([`crate::output::MARKER`]).
 fn made_paths(loaded: &Loaded) -> BTreeMap<String, String> {
     let mut made = BTreeMap::new();
     for (p, what) in [
@@ -435,8 +438,12 @@ fn made_paths(loaded: &Loaded) -> BTreeMap<String, String> {
         ("404.html", "the 404 page"),
         ("search-index.json", "the search index"),
         ("feed.xml", "the feed"),
+        (crate::output::MARKER, "the output folder's marker"),
     ] {
         made.insert(p.to_string(), what.to_string());
+    }
+    for p in loaded.files.statics.keys().filter(|p| !loaded.files.own_statics.contains(*p)) {
+        made.insert(p.clone(), format!("the theme's static file {p}"));
     }
     if !loaded.config.base_url.is_empty() {
         made.insert("sitemap.xml".into(), "the sitemap".into());
@@ -473,7 +480,7 @@ fn static_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
         if let Some(message) = clash {
             diags.push(
                 Diagnostic::error(Code::StaticCollision, format!("static/{s}"), 0..0, message)
-                    .with_hint("rename or remove the static file: the build makes that path from the essays and templates"),
+                    .with_hint("rename or remove the static file: the build writes that path itself"),
             );
         }
     }
@@ -940,7 +947,7 @@ impl Run {
 
 /// The cache folder of a site.
 pub fn cache_dir(root: &Path) -> PathBuf {
-    root.join(".countersign-cache")
+    root.join(cache::DIR)
 }
 
 /// What a caller may add to a run: results kept in memory, what earlier runs made (watch

@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The largest text source (countersign.yaml, references.yaml, an essay, a template):
 /// 16 MiB, some hundred times the longest essay.
@@ -161,6 +161,45 @@ pub fn read_source(path: &Path, limit: u64) -> Result<Vec<u8>, SourceError> {
 /// [`SourceError::NotUtf8`].
 pub fn read_text(path: &Path) -> Result<String, SourceError> {
     String::from_utf8(read_source(path, TEXT_LIMIT)?).map_err(|_| SourceError::NotUtf8)
+}
+
+/// Where the file or folder at a path really is, against the site's folder: symbolic
+/// links lead anywhere, and a template, a static file, an image or a census source whose
+/// real path is outside the site would publish (or hash) a file the site does not hold
+/// (`static/p.txt` linked to `/etc/passwd`). Essays alone may be links to files outside
+/// the site (a guide kept elsewhere, linked in).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The real path is inside one of the folders allowed, or there is nothing at the path
+    /// (reading it then says why).
+    Inside,
+    /// The real path (links followed), outside every folder allowed.
+    Outside(PathBuf),
+}
+
+/// The site root as [`place`] compares paths with it: canonical (links followed, no `..`),
+/// or as given when it cannot be resolved (then no path below it resolves either).
+pub fn canonical_root(root: &Path) -> PathBuf {
+    root.canonicalize().unwrap_or_else(|_| root.to_path_buf())
+}
+
+/// Where `path` really is: [`Place::Outside`] when its canonical path (every link
+/// followed) lies in none of `allowed`, which are canonical folders (the site root from
+/// [`canonical_root`], and for an essay's images the folder its file really is in).
+pub fn place(allowed: &[&Path], path: &Path) -> Place {
+    match path.canonicalize() {
+        Ok(real) if !allowed.iter().any(|a| real.starts_with(a)) => Place::Outside(real),
+        _ => Place::Inside,
+    }
+}
+
+/// The error for a file (`shown`, as the site names it: `static/p.txt`) whose real path,
+/// `real`, is outside the site: its message says so and names both, its hint what to do.
+pub fn outside_message(shown: &str, real: &Path) -> (String, &'static str) {
+    (
+        format!("{shown} links outside the site root, to {}; only essays may be links to files outside the site", real.display()),
+        "copy the file into the site's folder, or make the link lead to a file inside it",
+    )
 }
 
 #[cfg(test)]
