@@ -94,7 +94,7 @@ pub fn check_out(root: &Path, out: &Path) -> Result<PathBuf, String> {
             root.join("public").display()
         ));
     }
-    for sub in ["essays", "templates", "static", crate::censuses::DIR, ".countersign-cache"] {
+    for sub in ["essays", "templates", "static", "censuses", crate::cache::DIR] {
         if out_abs.starts_with(root_abs.join(sub)) {
             return Err(format!(
                 "the output folder {} is inside the site's {sub}/ folder, which the build reads; choose a folder outside it, such as {}",
