@@ -23,7 +23,8 @@ fn main() {
     if let Some(dir) = git(&["rev-parse", "--git-dir"]).map(PathBuf::from) {
         let common = git(&["rev-parse", "--git-common-dir"]).map_or_else(|| dir.clone(), PathBuf::from);
         println!("cargo::rerun-if-changed={}", dir.join("HEAD").display());
-        if let Some(r) = std::fs::read_to_string(dir.join("HEAD")).ok().and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string())) {
+        if let Some(r) = std::fs::read_to_string(dir.join("HEAD")).ok().and_then(|h| h.strip_prefix("ref: ").map(|r| r.trim().to_string()))
+        {
             println!("cargo::rerun-if-changed={}", common.join(r).display());
             println!("cargo::rerun-if-changed={}", common.join("packed-refs").display());
         }
