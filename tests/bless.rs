@@ -123,3 +123,20 @@ fn bless_never_writes_text_that_would_not_read_back() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("5 errors"), "{err}");
 }
+
+/// `check --bless --format json` prints the report alone on standard output (the changes
+/// go to standard error): the diff lines came first and the output did not parse.
+#[test]
+fn bless_with_json_keeps_standard_output_json() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::create_dir_all(root.join("essays")).unwrap();
+    let essay =
+        "---\ntitle: E\n---\n\n```census\nid: g\nrun: sylver.census\nwith: { max_genus: 4 }\n```\n\nPositions: {{ g.positions = 15 }}.\n";
+    std::fs::write(root.join("essays/e.md"), essay).unwrap();
+    let (code, out, err) = countersign(root, &["check", "--no-cache", "--bless", "--format", "json"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(report["ok"], true, "{out}");
+    assert!(err.contains("essays/e.md:11:29\n- Positions: {{ g.positions = 15 }}.\n+ Positions: {{ g.positions = 14 }}."), "{err}");
+}

@@ -55,7 +55,7 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
         diags.extend(countersign_core::strict::findings(&run.loaded.essays, run.checked.as_ref().map(|c| c.bound.as_slice())));
     }
     if modes.bless {
-        bless(root, &run.loaded.sources, &reports, &mut diags);
+        bless(root, &run.loaded.sources, &reports, &mut diags, modes.json);
     }
     let failed = diags.iter().any(Diagnostic::is_error);
     if modes.json {
@@ -77,8 +77,9 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
 
 /// Apply the safe fixes the diagnostics carry (`--bless`): the mismatches it fixed leave
 /// `diags`, its refusals and write errors join them. Each change is printed as
-/// `file:line:column` and its line before and after.
-fn bless(root: &Path, sources: &Sources, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>) {
+/// `file:line:column` and its line before and after, on standard error when `json` (so
+/// that standard output holds only the report).
+fn bless(root: &Path, sources: &Sources, reports: &[ClaimReport], diags: &mut Vec<Diagnostic>, json: bool) {
     let (edits, refusals) = countersign_site::bless::plan(diags, sources, reports);
     diags.extend(refusals);
     let (done, refused) = countersign_site::bless::apply(root, &edits);
@@ -86,7 +87,13 @@ fn bless(root: &Path, sources: &Sources, reports: &[ClaimReport], diags: &mut Ve
     diags.retain(|d| !(d.fix().is_some() && done.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
     for e in &done {
         let (before, after) = lines_around(sources, e);
-        out(&format!("{}:{}:{}\n- {before}\n+ {after}\n", e.file, e.line, e.column));
+        let change = format!("{}:{}:{}\n- {before}\n+ {after}\n", e.file, e.line, e.column);
+        // With --format json, standard output holds the report alone.
+        if json {
+            err(&change)
+        } else {
+            out(&change)
+        }
     }
     err(&format!("blessed {}\n", count(done.len(), "stated value")));
 }

@@ -237,7 +237,8 @@ pub fn fraction_problem(text: &str) -> Option<&'static str> {
 
 /// The census's text `s`, when a claim can hold it as written (`--bless` writes it
 /// between `=` and `}}`): not empty, no spaces at its ends (reading trims them), no `{{`
-/// or `}}` (they would open a claim or end this one early), and no line break or other
+/// or `}}` (they would open a claim or end this one early), no `[` or `]` (a link, an
+/// image or a citation could open or close around it), and no line break or other
 /// control character (a break ends a heading or a table row). Else why not.
 fn text_to_write(s: &str) -> Result<&str, String> {
     let why = if s.is_empty() {
@@ -248,6 +249,8 @@ fn text_to_write(s: &str) -> Result<&str, String> {
         "the census's text holds `}}`, which would end the claim early"
     } else if s.contains("{{") {
         "the census's text holds `{{`, which would open another claim"
+    } else if s.contains(['[', ']']) {
+        "the census's text holds `[` or `]`, which Markdown may read as a link, an image or a citation"
     } else if s.contains(['\n', '\r']) {
         "the census's text holds a line break, which would end a heading or a table row"
     } else if s.chars().any(char::is_control) {
@@ -685,7 +688,7 @@ mod tests {
     fn bless_refuses_text_the_claim_cannot_hold() {
         let text = |s: &str| bless(&Form::Text("x".into()), &Computed::Text(s.into()));
         assert_eq!(text("P-position, mex 3: \"hi\" | *a*"), Ok("P-position, mex 3: \"hi\" | *a*".into()));
-        for bad in ["a }} b", "a {{ b", "a\nb", "a\rb", "tab\there", " lead", "trail ", "", "a\u{7}b"] {
+        for bad in ["a }} b", "a {{ b", "a\nb", "a\rb", "tab\there", " lead", "trail ", "", "a\u{7}b", "[@onag]", "a]b", "![i](j)"] {
             let why = text(bad).expect_err(bad);
             assert!(why.starts_with("the census gives empty text") || why.starts_with("the census's text"), "{bad:?}: {why}");
         }
