@@ -694,6 +694,18 @@ pub(crate) fn claims_where(
         match closer.close(at + 2) {
             Some(close) => {
                 let inner = &rest[..close];
+                // A `{{` before the `}}` opens the next claim: this one was never closed
+                // (it read as one claim stating "15 .⏎Unknown id: {{ c.n = 15").
+                if let Some(k) = inner.match_indices("{{").map(|(k, _)| k).find(|&k| k == 0 || inner.as_bytes()[k - 1] != b'\\') {
+                    errors.push(ClaimSyntaxError {
+                        code: Code::ClaimSyntax,
+                        message: "unterminated claim: another `{{` opens before its `}}`".into(),
+                        span: base + at..base + at + 2,
+                        hint: "close this claim with `}}` before the next one, or write `\\{{` for a literal `{{`".into(),
+                    });
+                    from = at + 2 + k;
+                    continue;
+                }
                 let span = base + at..base + at + 2 + close + 2;
                 match parse_claim(inner, base + at + 2, span) {
                     Ok(c) => claims.push(c),
@@ -804,6 +816,21 @@ mod tests {
             let s = scan(text, 0);
             assert!(s.errors.is_empty() && !s.claims.is_empty(), "{text:?}: {:?}", s.errors);
         }
+    }
+
+    /// A claim not closed before the next `{{` is an error at its opening, and the next
+    /// claim is read on its own: the two read as one claim stating "15 .⏎Unknown id: {{
+    /// c.n = 15", an unreadable number, and the second claim's unknown id went unreported.
+    #[test]
+    fn a_claim_not_closed_before_the_next_is_an_error_at_its_opening() {
+        let text = "Unclosed {{ b.n = 15 .\nUnknown id: {{ c.n = 15 }}\n";
+        let s = scan(text, 3);
+        assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
+        assert_eq!(s.errors[0].code, Code::ClaimSyntax);
+        assert_eq!(s.errors[0].span, 3 + 9..3 + 11);
+        assert!(s.errors[0].message.contains("another `{{` opens before its `}}`"));
+        assert_eq!(stated(&s), vec!["15"]);
+        assert_eq!(s.claims[0].span.start, 3 + text.rfind("{{").unwrap());
     }
 
     /// Where a claim opens in math: a backslash escapes one character, and in a run of
