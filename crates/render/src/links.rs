@@ -8,11 +8,13 @@
 //! loosely: case, punctuation and spacing are ignored (both sides go through
 //! [`heading_id`]).
 
+use std::borrow::Cow;
+
 use countersign_core::content::Essay;
 use countersign_core::diag::{Code, Diagnostic};
 
 use super::bib::Bibliography;
-use super::markdown::{escape, heading_id, Body, Heading, Mark, RefKind};
+use super::markdown::{escape, heading_id, Body, Heading, Mark, RefKind, Within};
 
 /// An essay a link may point to, borrowed from the essay and its body (a render makes
 /// the list every time: copying every essay's headings into it cost more than the links).
@@ -166,10 +168,10 @@ pub fn resolve(essay: &Essay, body: &Body, figures: &[String], ctx: &Context) ->
         };
         parts.push(html);
     }
-    r.html = splice(&body.html, &body.marks, |m| {
-        parts.get(m.reference).map_or("", |p| if m.closing { p.close.as_str() } else { p.open.as_str() })
+    r.html = splice(&body.html, &body.marks, |m| parts.get(m.reference).map_or(Cow::Borrowed(""), |p| p.html(m)));
+    r.text = splice(&body.text, &body.text_marks, |m| {
+        Cow::Borrowed(parts.get(m.reference).filter(|_| !m.closing).map_or("", |p| p.text.as_str()))
     });
-    r.text = splice(&body.text, &body.text_marks, |m| parts.get(m.reference).filter(|_| !m.closing).map_or("", |p| p.text.as_str()));
     r
 }
 
@@ -187,17 +189,51 @@ impl Part {
     fn whole(html: String, text: String) -> Self {
         Part { open: html, close: String::new(), text }
     }
+
+    /// What goes at mark `m`: the opening or closing; in a link's text the same without
+    /// its links (a link may not hold a link); in an image's alt text, the plain text.
+    fn html(&self, m: &Mark) -> Cow<'_, str> {
+        let tag = if m.closing { &self.close } else { &self.open };
+        match m.within {
+            Within::Prose => Cow::Borrowed(tag),
+            Within::Link => Cow::Owned(unlinked(tag)),
+            Within::Alt if m.closing => Cow::Borrowed(""),
+            Within::Alt => Cow::Owned(escape(&self.text)),
+        }
+    }
+}
+
+/// `html` (markup countersign wrote: `<a class="…" href="…">`, attributes double-quoted)
+/// with each link made a span of its class: its `href` dropped, `</a>` made `</span>`.
+fn unlinked(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find("<a ") {
+        out.push_str(&rest[..at]);
+        let Some(end) = rest[at..].find('>').map(|e| at + e) else { break };
+        let mut attrs = rest[at + 3..end].to_string();
+        if let Some(h) = attrs.find("href=\"") {
+            let stop = attrs[h + 6..].find('"').map_or(attrs.len(), |e| h + 7 + e);
+            attrs.replace_range(h..stop, "");
+        }
+        out.push_str("<span ");
+        out.push_str(attrs.trim());
+        out.push('>');
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    out.replace("</a>", "</span>")
 }
 
 /// `body` with each mark replaced by what `part` gives for it (a reference's opening,
 /// closing or text). Marks are in order of their offset.
-fn splice<'p>(body: &str, marks: &[Mark], part: impl Fn(&Mark) -> &'p str) -> String {
+fn splice<'p>(body: &str, marks: &[Mark], part: impl Fn(&Mark) -> Cow<'p, str>) -> String {
     let mut out = String::with_capacity(body.len());
     let mut last = 0;
     for m in marks {
         let at = m.at.clamp(last, body.len());
         out.push_str(&body[last..at]);
-        out.push_str(part(m));
+        out.push_str(&part(m));
         last = at;
     }
     out.push_str(&body[last..]);
@@ -329,6 +365,22 @@ mod tests {
     fn targets() -> Targets<'static> {
         let headings = vec![Heading { level: 2, id: "the-proof".into(), text: "The proof".into() }].leak();
         Targets::new(vec![Target { slug: "no-two-heaps", title: "Nim where no two heaps match", headings }])
+    }
+
+    #[test]
+    fn a_reference_in_a_link_loses_its_link_and_in_an_alt_text_is_text() {
+        let part = Part::whole(
+            "<a class=\"cite\" href=\"#ref-onag\">Conway 1976</a> and <a class=\"xref\" href=\"#f\">F</a>".into(),
+            "Conway \"1976\"".into(),
+        );
+        let at = |within| Mark { at: 0, reference: 0, closing: false, within };
+        assert_eq!(part.html(&at(Within::Prose)), part.open);
+        assert_eq!(part.html(&at(Within::Link)), "<span class=\"cite\">Conway 1976</span> and <span class=\"xref\">F</span>");
+        assert_eq!(part.html(&at(Within::Alt)), "Conway &quot;1976&quot;");
+        let link = Part { open: "<a class=\"essay-link\" href=\"../e/\">".into(), close: "</a>".into(), text: String::new() };
+        let close = Mark { closing: true, ..at(Within::Link) };
+        assert_eq!((link.html(&at(Within::Link)), link.html(&close)), ("<span class=\"essay-link\">".into(), "</span>".into()));
+        assert_eq!((link.html(&at(Within::Alt)), link.html(&Mark { within: Within::Alt, ..close })), ("".into(), "".into()));
     }
 
     #[test]

@@ -72,6 +72,73 @@ pub struct Mark {
     pub reference: usize,
     /// True for the end of a link whose text the author wrote (its `</a>`).
     pub closing: bool,
+    /// What holds it: a link may not hold a link, an image's alt text holds no markup.
+    pub within: Within,
+}
+
+/// What holds a place in the HTML, which decides what a reference or claim may put there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Within {
+    /// Prose: any inline HTML.
+    #[default]
+    Prose,
+    /// A link's text (a Markdown link, a link to an essay, or a raw `<a>`): no link.
+    Link,
+    /// An image's alt text, an attribute: text only.
+    Alt,
+}
+
+/// How deep in links and images the items of a stream are: Markdown links and images,
+/// links to essays around the author's text, and raw inline `<a …>` … `</a>`.
+#[derive(Default)]
+struct Depth {
+    links: usize,
+    images: usize,
+}
+
+impl Depth {
+    /// What holds `item`, and the depth after it (an opening counts from the next item,
+    /// a closing from itself).
+    fn step(&mut self, item: &Item<'_>) -> Within {
+        let (link, image) = match item {
+            Item::Md(Event::Start(Tag::Link { .. })) => (1, 0),
+            Item::Md(Event::End(TagEnd::Link)) => (-1, 0),
+            Item::Md(Event::Start(Tag::Image { .. })) => (0, 1),
+            Item::Md(Event::End(TagEnd::Image)) => (0, -1),
+            Item::Md(Event::InlineHtml(h)) => (raw_anchor(h), 0),
+            Item::LinkMark { closing, .. } => (if *closing { -1 } else { 1 }, 0),
+            _ => (0, 0),
+        };
+        self.links = self.links.saturating_sub((-link).max(0) as usize);
+        self.images = self.images.saturating_sub((image < 0) as usize);
+        let within = if self.images > 0 {
+            Within::Alt
+        } else if self.links > 0 {
+            Within::Link
+        } else {
+            Within::Prose
+        };
+        self.links += link.max(0) as usize;
+        self.images += (image > 0) as usize;
+        within
+    }
+}
+
+/// How many `<a>` elements raw inline HTML opens, less those it closes (`<a href="x">`
+/// 1, `</a>` -1, `<a href="x">y</a>` 0).
+fn raw_anchor(html: &str) -> i32 {
+    let t = html.as_bytes();
+    let ends_name = |at: usize| t.get(at).is_none_or(|c| c.is_ascii_whitespace() || *c == b'>' || *c == b'/');
+    let mut net = 0;
+    let is_a = |at: usize| t.get(at).is_some_and(|c| c.eq_ignore_ascii_case(&b'a'));
+    for (i, _) in html.match_indices('<') {
+        if is_a(i + 1) && ends_name(i + 2) {
+            net += 1;
+        } else if t.get(i + 1) == Some(&b'/') && is_a(i + 2) && ends_name(i + 3) {
+            net -= 1;
+        }
+    }
+    net
 }
 
 /// A numbered display equation.
@@ -460,9 +527,11 @@ impl<'a> Renderer<'a> {
     /// first claim's link (named by the formula's text) with one certificate holding every
     /// claim's. A focusable element
     /// may not stand inside `<math>`, whose children are presentational (ARIA), so the
-    /// link goes around it. Error: the claims whose marker the MathML does not hold exactly
-    /// once (a command such as `\mathbf` changed its digits).
-    fn place_links(&self, mut ml: String, links: &[(String, usize)]) -> Result<String, Vec<usize>> {
+    /// link goes around it; in a link's text (`within`) a span of the link's class goes
+    /// there instead, described by the certificate (see [`claim_in_link`]). Error: the
+    /// claims whose marker the MathML does not hold exactly once (a command such as
+    /// `\mathbf` changed its digits).
+    fn place_links(&self, mut ml: String, links: &[(String, usize)], within: Within) -> Result<String, Vec<usize>> {
         let lost: Vec<usize> = links.iter().filter(|(marker, _)| ml.matches(marker.as_str()).count() != 1).map(|(_, k)| *k).collect();
         if !lost.is_empty() {
             return Err(lost);
@@ -484,7 +553,10 @@ impl<'a> Renderer<'a> {
         let inner: Vec<&str> = std::iter::once(parts[0].3).chain(rest.iter().map(|p| p.3)).collect();
         // The link's name: axe (and some readers) compute none from MathML, so it is the
         // formula's text as shown (its MathML without tags; already escaped for HTML).
-        let open = format!("{} aria-label=\"{}\">", open.strip_suffix('>').unwrap_or(open), shown_text(&ml).replace('"', "&quot;"));
+        let (open, close) = match within {
+            Within::Link => (format!("<span class=\"{}\" aria-describedby=\"{id}\">", class_of(open)), "</span>"),
+            _ => (format!("{} aria-label=\"{}\">", open.strip_suffix('>').unwrap_or(open), shown_text(&ml).replace('"', "&quot;")), *close),
+        };
         Ok(format!(
             "<span class=\"claimed\">{open}{ml}{close}<span class=\"certificate\" role=\"tooltip\" id=\"{id}\">{}</span></span>",
             inner.join(" ")
@@ -528,12 +600,17 @@ fn claim_parts(html: &str) -> Option<(&str, &str, &str, &str)> {
 /// span of the link's class, described by its certificate, which the page shows when the
 /// claim is hovered or the link holding it is focused.
 fn claim_in_link((open, _, id, inner): (&str, &str, &str, &str), text: &str) -> String {
-    let class = open.split_once("class=\"").and_then(|(_, r)| r.split_once('"')).map_or("claim", |(c, _)| c);
+    let class = class_of(open);
     format!(
         "<span class=\"claimed\"><span class=\"{class}\" aria-describedby=\"{id}\">{}</span>\
          <span class=\"certificate\" role=\"tooltip\" id=\"{id}\">{inner}</span></span>",
         escape(text)
     )
+}
+
+/// The class of a claim's opening tag `open` (`claim` when it names none).
+fn class_of(open: &str) -> &str {
+    open.split_once("class=\"").and_then(|(_, r)| r.split_once('"')).map_or("claim", |(c, _)| c)
 }
 
 /// A run of digits that `latex` does not hold, which with four digits more makes the
@@ -600,6 +677,47 @@ impl<'a> Run<'a> {
         let claim = if let Item::Claim(k) = item { Some(k) } else { None };
         self.pieces.push((at..self.text.len(), range.clone(), claim));
         self.items.push((item, range));
+    }
+
+    /// A character no piece of the run holds (claims' text included), to stand for each
+    /// claim while citations are found. None only if the run holds every private-use one.
+    fn free_char(&self) -> Option<char> {
+        ('\u{E000}'..='\u{F8FF}').chain('\u{F0000}'..='\u{FFFFD}').find(|c| !self.text.contains(*c))
+    }
+
+    /// The run with each claim shown as `mark` instead of its text, so a claim's text
+    /// (`[@onag]`, `a]b`) can neither make a citation nor end one.
+    fn keyed(self, mark: char) -> Run<'a> {
+        let mut out = Run::new();
+        for ((s, _, claim), (item, range)) in self.pieces.iter().zip(self.items) {
+            let at = out.text.len();
+            match claim {
+                Some(_) => out.text.push(mark),
+                None => out.text.push_str(&self.text[s.clone()]),
+            }
+            out.pieces.push((at..out.text.len(), range.clone(), *claim));
+            out.items.push((item, range));
+        }
+        out
+    }
+
+    /// `kind`, the citation at `r` of a [`Run::keyed`] run, with each `mark` in its
+    /// locators replaced by its claim's text, in order.
+    fn filled(&self, kind: RefKind, r: &Range<usize>, mark: char, claim_text: &[String]) -> RefKind {
+        let RefKind::Cite { keys, year_only } = kind else { return kind };
+        let mut claims = self.pieces.iter().filter(|(s, _, c)| c.is_some() && r.start <= s.start && s.end <= r.end);
+        let mut fill = |loc: String| {
+            let mut out = String::with_capacity(loc.len());
+            for c in loc.chars() {
+                match c == mark {
+                    true => out.push_str(claims.next().and_then(|(_, _, k)| claim_text.get((*k)?)).map_or("", String::as_str)),
+                    false => out.push(c),
+                }
+            }
+            out
+        };
+        let keys = keys.into_iter().map(|(key, loc)| (key, loc.map(&mut fill))).collect();
+        RefKind::Cite { keys, year_only }
     }
 
     /// The fragment offset of offset `at` of the concatenation.
@@ -685,17 +803,24 @@ impl<'a> Renderer<'a> {
         out
     }
 
-    /// The items of `run`, with its citations as marks.
+    /// The items of `run`, with its citations as marks. A claim is one piece there: its
+    /// text can neither make a citation nor end one, and in a locator it reads as its text.
     fn citations(&mut self, frag: &Fragment<'a>, run: Run<'a>, out: &mut Stream<'a>) {
         if !(run.text.contains("[@") || run.text.contains("[-@")) {
             out.extend(run.items);
             return;
         }
+        let Some(mark) = run.free_char() else {
+            out.extend(run.items);
+            return;
+        };
+        let run = run.keyed(mark);
         for (r, cite) in split_cites(&run.text) {
             match cite {
                 None => run.items_in(r, out),
                 Some(kind) => {
                     let span = frag.to_file(run.to_fragment(r.start)..run.to_fragment(r.end));
+                    let kind = run.filled(kind, &r, mark, self.claim_text);
                     out.push((Item::Mark(self.refs.len()), r));
                     self.refs.push(Ref { kind, span });
                 }
@@ -708,8 +833,9 @@ impl<'a> Renderer<'a> {
     fn blocks_and_math(&mut self, frag: &Fragment<'a>, items: Stream<'a>, body: bool) -> Stream<'a> {
         let mut out = Vec::with_capacity(items.len());
         let mut skipping = false;
-        let mut images = 0usize;
+        let mut depth = Depth::default();
         for (item, range) in items {
+            let within = depth.step(&item);
             match item {
                 Item::Md(Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(ref info)))) if body => {
                     let word = info.split_whitespace().next().unwrap_or("");
@@ -726,13 +852,11 @@ impl<'a> Renderer<'a> {
                     continue;
                 }
                 _ if skipping => continue,
-                Item::Md(Event::Start(Tag::Image { .. })) => images += 1,
-                Item::Md(Event::End(TagEnd::Image)) => images = images.saturating_sub(1),
                 Item::Math { latex, display, filled, marked, links } => {
-                    let ev = if images > 0 {
+                    let ev = if within == Within::Alt {
                         Event::Text(CowStr::from(if display { format!("$${latex}$$") } else { format!("${latex}$") }))
                     } else {
-                        self.math_html(frag, MathSource { latex, display, filled, marked, links }, &range)
+                        self.math_html(frag, MathSource { latex, display, filled, marked, links, within }, &range)
                     };
                     out.push((Item::Md(ev), range));
                     continue;
@@ -772,12 +896,12 @@ impl<'a> Renderer<'a> {
     /// MathML for `src` (a display equation numbered, `\label{eq:name}` naming it, its
     /// linked claims as their HTML), or the LaTeX as code with a diagnostic.
     fn math_html(&mut self, frag: &Fragment<'a>, src: MathSource, range: &Range<usize>) -> Event<'a> {
-        let MathSource { mut latex, display, filled, mut marked, links } = src;
+        let MathSource { mut latex, display, filled, mut marked, links, within } = src;
         let label = if display { equation_label(&mut latex).inspect(|_| _ = equation_label(&mut marked)) } else { None };
         let rendered = if links.is_empty() {
             self.math.render(&latex, display)
         } else {
-            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links) {
+            self.math.render(&marked, display).and_then(|ml| match self.place_links(ml, &links, within) {
                 Ok(ml) => Ok(ml),
                 Err(lost) => {
                     for k in lost {
@@ -843,6 +967,8 @@ struct MathSource {
     filled: bool,
     marked: String,
     links: Vec<(String, usize)>,
+    /// What holds the math (a link's text: its claims carry no link of their own).
+    within: Within,
 }
 
 /// The name given by the first `\label{eq:name}` of `latex` (a display equation), the
@@ -1094,10 +1220,13 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     }
     let html = std::cell::RefCell::new(String::new());
     let mut marks = Vec::new();
-    let (mut links, mut images) = (0usize, 0usize);
+    let mut depth = Depth::default();
     let mut plain = Plain::default();
-    let mark = |reference: usize, closing: bool, marks: &mut Vec<Mark>| marks.push(Mark { at: html.borrow().len(), reference, closing });
+    let mark = |reference: usize, closing: bool, within: Within, marks: &mut Vec<Mark>| {
+        marks.push(Mark { at: html.borrow().len(), reference, closing, within })
+    };
     let events = items.into_iter().filter_map(|(item, _)| {
+        let within = depth.step(&item);
         let ev = match item {
             // A code block scrolls sideways on a narrow screen, so it takes keyboard focus
             // (a scrollable region a keyboard cannot reach is an accessibility failure).
@@ -1110,13 +1239,6 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
                 Event::Html(CowStr::from("</code></pre>\n"))
             }
             Item::Md(ev) => {
-                match &ev {
-                    Event::Start(Tag::Link { .. }) => links += 1,
-                    Event::End(TagEnd::Link) => links = links.saturating_sub(1),
-                    Event::Start(Tag::Image { .. }) => images += 1,
-                    Event::End(TagEnd::Image) => images = images.saturating_sub(1),
-                    _ => {}
-                }
                 plain.take(&ev);
                 ev
             }
@@ -1124,9 +1246,9 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
                 let text = claim_text.get(k).map_or("", String::as_str);
                 plain.text.push_str(text);
                 let html = claim_html.get(k).map_or("", String::as_str);
-                match (images, links, claim_parts(html)) {
-                    (0, 0, _) => Event::InlineHtml(CowStr::from(html.to_string())),
-                    (0, _, Some(parts)) => Event::InlineHtml(CowStr::from(claim_in_link(parts, text))),
+                match (within, claim_parts(html)) {
+                    (Within::Prose, _) => Event::InlineHtml(CowStr::from(html.to_string())),
+                    (Within::Link, Some(parts)) => Event::InlineHtml(CowStr::from(claim_in_link(parts, text))),
                     _ => Event::Text(CowStr::from(text.to_string())),
                 }
             }
@@ -1135,14 +1257,13 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
                 Event::Code(CowStr::from(latex))
             }
             Item::Mark(n) => {
-                plain.marks.push(Mark { at: plain.text.len(), reference: n, closing: false });
-                mark(n, false, &mut marks);
+                plain.marks.push(Mark { at: plain.text.len(), reference: n, closing: false, within });
+                mark(n, false, within, &mut marks);
                 return None;
             }
             Item::LinkMark { reference, closing } => {
-                links = if closing { links.saturating_sub(1) } else { links + 1 };
-                plain.marks.push(Mark { at: plain.text.len(), reference, closing });
-                mark(reference, closing, &mut marks);
+                plain.marks.push(Mark { at: plain.text.len(), reference, closing, within });
+                mark(reference, closing, within, &mut marks);
                 return None;
             }
             Item::Searched(text) => {
@@ -1329,7 +1450,8 @@ mod tests {
     /// text it stays plain text, and outside links the claim keeps its link.
     #[test]
     fn a_claim_in_link_text_keeps_its_certificate() {
-        let body = "[the {{ g.n = 5 }} positions](https://x.org) and ![b {{ g.n = 5 }}](i.png) and {{ g.n = 5 }}\n";
+        let body = "[the {{ g.n = 5 }} positions](https://x.org) and ![b {{ g.n = 5 }}](i.png) and {{ g.n = 5 }} \
+                    and [math $x^{{ g.n = 5 }}$](https://y.org) and <a href=\"https://z.org\">raw {{ g.n = 5 }}</a>\n";
         let (e, d) = countersign_core::content::parse_essay("essays/a.md", "essays/a.md".into(), format!("---\ntitle: T\n---\n{body}"));
         assert!(d.is_empty(), "{d:?}");
         let e = e.expect("essay");
@@ -1350,7 +1472,12 @@ mod tests {
         assert!(b.html.contains(want), "{}", b.html);
         assert!(b.html.contains("<img src=\"i.png\" alt=\"b 5\" />"), "{}", b.html);
         assert!(b.html.contains(&format!(" and {}", html[2])), "{}", b.html);
-        assert_eq!(b.html.matches("<a ").count(), 2, "no link inside a link: {}", b.html);
+        // In a link's math and in a raw `<a>`, too, the claim is a span with its certificate.
+        for i in [3, 4] {
+            let open = format!("<span class=\"claimed\"><span class=\"claim\" aria-describedby=\"claim-{i}-certificate\">");
+            assert!(b.html.contains(&open), "claim {i}: {}", b.html);
+        }
+        assert_eq!(b.html.matches("<a ").count(), 4, "no link inside a link: {}", b.html);
     }
 
     #[test]
@@ -1367,6 +1494,43 @@ mod tests {
         assert_eq!(kinds[2], &RefKind::Essay { target: String::new(), heading: Some("The 5 positions".into()), own_text: true });
         // The locator's source span covers the whole citation.
         assert_eq!(b.marks.len(), 4);
+    }
+
+    /// A claim's text is never read as Markdown: `[@onag]` stated by a claim is no
+    /// citation, `a]b` in a locator does not end it, `![i](j)` is no image.
+    #[test]
+    fn a_claims_text_neither_makes_nor_ends_a_citation() {
+        let body = "A {{ plain [@onag] }}, B [@onag, p. {{ plain a]b }}], C {{ plain ![i](j) }}, D [@{{ plain onag }}].\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let kinds: Vec<&RefKind> = b.refs.iter().map(|r| &r.kind).collect();
+        assert_eq!(kinds, [&RefKind::Cite { keys: vec![("onag".into(), Some("p. a]b".into()))], year_only: false }]);
+        for shown in ["<c>[@onag]</c>", "<c>![i](j)</c>", "[@<c>onag</c>]"] {
+            assert!(b.html.contains(shown), "{shown} in {}", b.html);
+        }
+        assert!(!b.html.contains("<img"), "{}", b.html);
+    }
+
+    /// A reference's mark knows what holds it: a citation in a link's text may not bring
+    /// its own link, one in an image's alt text only its text (see `links::Part::html`).
+    #[test]
+    fn marks_know_whether_a_link_or_an_image_holds_them() {
+        let body = "[see [@onag]](https://x.org), ![a [@onag]](i.png), <a href=\"y\">[@onag]</a> and [@onag] \
+                    [the [@onag]](essay:e).\n";
+        let (_, b, d) = rendered(body, &[]);
+        assert!(d.is_empty(), "{d:?}");
+        let within: Vec<(Within, bool)> = b.marks.iter().map(|m| (m.within, m.closing)).collect();
+        let (p, l, a) = (Within::Prose, Within::Link, Within::Alt);
+        assert_eq!(within, [(l, false), (a, false), (l, false), (p, false), (p, false), (l, false), (p, true)]);
+    }
+
+    #[test]
+    fn raw_anchors_are_told_from_other_html() {
+        let found: Vec<i32> =
+            ["<a href=\"x\">", "<A>", " </a>", "</A >", "<abbr>", "</abbr>", "<span>", "<a", "<a class=\"p\">#</a>", "</a></a>"]
+                .map(raw_anchor)
+                .to_vec();
+        assert_eq!(found, [1, 1, -1, -1, 0, 0, 0, 1, 0, -2]);
     }
 
     #[test]

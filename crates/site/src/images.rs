@@ -35,6 +35,9 @@ pub fn references(essay: &Essay) -> Vec<(String, Range<usize>)> {
     let mut found = Vec::new();
     for (event, range) in Parser::new_ext(body, countersign_core::content::scan::markdown_options()).into_offset_iter() {
         let Event::Start(Tag::Image { dest_url, .. }) = event else { continue };
+        if in_claim(essay, essay.body.start + range.start) {
+            continue;
+        }
         let dest = dest_url.to_string();
         let external = dest.is_empty() || dest.contains(':') || dest.starts_with(['/', '#', '?']) || dest.contains("{{");
         if external {
@@ -49,6 +52,14 @@ pub fn references(essay: &Essay) -> Vec<(String, Range<usize>)> {
         found.push((dest, span));
     }
     found
+}
+
+/// Whether file offset `at` is inside a claim of `essay`, after its opening: a claim's
+/// stated text is shown as written, never read as Markdown (`{{ plain ![i](j) }}` shows
+/// no image). `essay.claims` is sorted by span.
+fn in_claim(essay: &Essay, at: usize) -> bool {
+    let after = essay.claims.partition_point(|c| c.span.start < at);
+    after > 0 && at < essay.claims[after - 1].span.end
 }
 
 /// Read every local image of `essays` (see [`references`]): from `<dir>/<stem>/<dest>`,
@@ -147,6 +158,15 @@ mod tests {
         assert_eq!(r.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), ["fig.png", "img/two.svg"]);
         assert_eq!(&src[r[0].1.clone()], "fig.png");
         assert_eq!(&src[r[1].1.clone()], "img/two.svg");
+    }
+
+    #[test]
+    fn an_image_written_in_a_claims_text_is_not_read() {
+        let src = "---\ntitle: T\n---\n\nA {{ plain ![i](j.png) }} and ![b {{ plain 3 }}](k.png)\n";
+        let (e, d) = countersign_core::content::parse_essay("essays/t.md", "essays/t.md".into(), src.into());
+        assert!(d.is_empty(), "{d:?}");
+        let r = references(&e.unwrap());
+        assert_eq!(r.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>(), ["k.png"]);
     }
 
     #[test]
