@@ -152,11 +152,55 @@ pub fn reads_back(file: &str, before: &str, after: &str, e: &Edit) -> Result<(),
             };
             written && stated && std::mem::discriminant(&o.kind) == std::mem::discriminant(&n.kind)
         });
-    if same {
-        Ok(())
-    } else {
-        Err(format!("`{}` would not read back as this claim's stated value", e.new))
+    if !same {
+        return Err(format!("`{}` would not read back as this claim's stated value", e.new));
     }
+    if shape(&old) != shape(&new) {
+        return Err(format!("writing `{}` here would change the Markdown around the claim (a link's title, say)", e.new));
+    }
+    Ok(())
+}
+
+/// One piece of an essay body's Markdown structure (see [`shape`]).
+#[derive(Debug, PartialEq, Eq)]
+enum Shape {
+    Open(pulldown_cmark::TagEnd),
+    Close(pulldown_cmark::TagEnd),
+    /// Any other event but text and soft breaks, by kind.
+    Other(u8),
+}
+
+/// The Markdown structure of `essay`'s body: its events but text and soft breaks, by
+/// kind, leaving out those that begin inside a claim (the page never reads a claim's text
+/// as Markdown). A census's text in a link's title (`"`, `'` or `)` there) can end the
+/// title and make the link plain text; the claim is still read, so only this tells.
+fn shape(essay: &countersign_core::content::Essay) -> Vec<Shape> {
+    use pulldown_cmark::{Event, Parser};
+    let body = &essay.source[essay.body.clone()];
+    let in_claim = |at: usize| {
+        let after = essay.claims.partition_point(|c| c.span.start < at);
+        after > 0 && at < essay.claims[after - 1].span.end
+    };
+    let options = countersign_core::content::scan::markdown_options();
+    let events = Parser::new_ext(body, options).into_offset_iter().filter(|(_, r)| !in_claim(essay.body.start + r.start));
+    events
+        .filter_map(|(ev, _)| {
+            Some(match ev {
+                Event::Start(tag) => Shape::Open(tag.into()),
+                Event::End(end) => Shape::Close(end),
+                Event::Text(_) | Event::SoftBreak => return None,
+                Event::Code(_) => Shape::Other(0),
+                Event::InlineMath(_) => Shape::Other(1),
+                Event::DisplayMath(_) => Shape::Other(2),
+                Event::Html(_) => Shape::Other(3),
+                Event::InlineHtml(_) => Shape::Other(4),
+                Event::FootnoteReference(_) => Shape::Other(5),
+                Event::HardBreak => Shape::Other(6),
+                Event::Rule => Shape::Other(7),
+                Event::TaskListMarker(done) => Shape::Other(8 + done as u8),
+            })
+        })
+        .collect()
 }
 
 /// Replace the file `real` (no link) by `text`, keeping its permissions: a new file of a
@@ -211,14 +255,17 @@ mod tests {
 
     /// A census's text that would break what holds the claim is refused, the file's
     /// other edits made: `--bless` wrote `say "hi"` into a quoted YAML caption, `a: b # c`
-    /// into a plain one and `a | b` into a table cell, and then reported success.
+    /// into a plain one, `a | b` into a table cell, and `"`, `'` or `)` into a link's
+    /// title of that quote (the link became plain text), and then reported success.
     #[test]
     fn an_edit_that_would_not_read_back_is_refused_alone() {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join("essays")).unwrap();
         let text = "---\ntitle: E\n---\n\n```census\nid: s\nrun: c\n```\n\n```figure\nid: f\nfrom: s\nplot: table\n\
                     caption: \"Quoted {{ s.q = QQ }} here.\"\nalt: Plain {{ s.c = CC }} here\n```\n\n\
-                    | a | b |\n|---|---|\n| {{ s.p = PP }} | 2 |\n\nBody {{ s.ok = OK1 }} and {{ s.star = ST1 }}.\n";
+                    | a | b |\n|---|---|\n| {{ s.p = PP }} | 2 |\n\nBody {{ s.ok = OK1 }} and {{ s.star = ST1 }}.\n\n\
+                    [a](https://e.org \"p. {{ s.t1 = T1 }}\") [b](https://e.org 'p. {{ s.t2 = T2 }}') \
+                    [c](https://e.org (p. {{ s.t3 = T3 }})) [d](https://e.org \"p. {{ s.t4 = T4 }}\")\n";
         let a = d.path().join("essays/a.md");
         std::fs::write(&a, text).unwrap();
         let edits = [
@@ -227,17 +274,24 @@ mod tests {
             edit("essays/a.md", text, "PP", "a | b"),
             edit("essays/a.md", text, "OK1", "plain"),
             edit("essays/a.md", text, "ST1", "*a*: \"b\" # c"),
+            edit("essays/a.md", text, "T1", "4\" x"),
+            edit("essays/a.md", text, "T2", "it's"),
+            edit("essays/a.md", text, "T3", "a) b"),
+            edit("essays/a.md", text, "T4", "it's (a)"),
         ];
         let (done, diags) = apply(d.path(), &edits);
         let made: Vec<&str> = done.iter().map(|e| e.new.as_str()).collect();
-        assert_eq!(made, ["plain", "*a*: \"b\" # c"], "{diags:?}");
-        assert_eq!(diags.len(), 3, "{diags:?}");
-        for (diag, old) in diags.iter().zip(["PP", "CC", "QQ"]) {
+        assert_eq!(made, ["plain", "*a*: \"b\" # c", "it's (a)"], "{diags:?}");
+        assert_eq!(diags.len(), 6, "{diags:?}");
+        for (diag, old) in diags.iter().zip(["T3", "T2", "T1", "PP", "CC", "QQ"]) {
             assert_eq!(diag.code, Code::BlessRefused);
             assert!(diag.message.starts_with(&format!("cannot bless `{old}`: ")), "{}", diag.message);
             assert_eq!(&text[diag.span.clone()], old);
         }
-        let want = text.replace("{{ s.ok = OK1 }}", "{{ s.ok = plain }}").replace("{{ s.star = ST1 }}", "{{ s.star = *a*: \"b\" # c }}");
+        let want = text
+            .replace("{{ s.ok = OK1 }}", "{{ s.ok = plain }}")
+            .replace("{{ s.star = ST1 }}", "{{ s.star = *a*: \"b\" # c }}")
+            .replace("{{ s.t4 = T4 }}", "{{ s.t4 = it's (a) }}");
         assert_eq!(std::fs::read_to_string(&a).unwrap(), want);
     }
 

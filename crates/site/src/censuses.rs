@@ -165,9 +165,10 @@ pub fn load(root: &Path) -> Loaded {
     let Ok(dir) = std::fs::read_dir(root.join(DIR)) else { return out };
     let mut names: Vec<String> = dir.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     names.sort();
+    let real_root = crate::source::canonical_root(root);
     for file_name in names.iter().filter(|n| n.ends_with(".yaml") && !n.starts_with('.')) {
         let file = format!("{DIR}/{file_name}");
-        let text = match crate::source::read_source(&root.join(&file), crate::source::TEXT_LIMIT) {
+        let text = match crate::source::read_site_file(root, &real_root, &file, crate::source::TEXT_LIMIT) {
             Ok(b) => match String::from_utf8(b) {
                 Ok(t) => t,
                 Err(_) => {
@@ -176,7 +177,7 @@ pub fn load(root: &Path) -> Loaded {
                 }
             },
             Err(e) => {
-                out.diags.push(Diagnostic::error(Code::ReadFailed, &file, 0..0, format!("cannot read: {e}")));
+                out.diags.push(crate::source::read_error(&file, &e));
                 continue;
             }
         };

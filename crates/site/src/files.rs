@@ -41,18 +41,13 @@ pub fn load(root: &Path, theme: &Theme) -> (SiteFiles, Vec<Diagnostic>) {
         files.statics.insert(rel.clone(), bytes);
         files.own_statics.insert(rel);
     }
-    let path = root.join(bib::FILE);
-    if let Place::Outside(real) = crate::source::place(&[&real_root], &path) {
-        diags.push(outside(bib::FILE, &real));
-        return (files, diags);
-    }
-    match read(&path, TEXT_LIMIT) {
+    match crate::source::read_site_file(root, &real_root, bib::FILE, TEXT_LIMIT) {
         Ok(b) => match String::from_utf8(b) {
             Ok(t) => files.bibliography = Some(t),
             Err(_) => diags.push(Diagnostic::error(Code::NotUtf8, bib::FILE, 0..0, "the bibliography is not UTF-8; save it as UTF-8")),
         },
         Err(SourceError::NotFound) => {}
-        Err(e) => diags.push(Diagnostic::error(Code::ReadFailed, bib::FILE, 0..0, format!("cannot read the bibliography: {e}"))),
+        Err(e) => diags.push(crate::source::read_error(bib::FILE, &e)),
     }
     (files, diags)
 }

@@ -32,6 +32,16 @@ pub enum SourceError {
     },
     /// The file is not UTF-8 (from [`read_text`] only).
     NotUtf8,
+    /// The path is a symbolic link to `to`, where there is nothing (from [`read_site_file`]).
+    BrokenLink {
+        /// Where the link leads.
+        to: PathBuf,
+    },
+    /// The path's real path, `real`, is outside the site (from [`read_site_file`]).
+    Outside {
+        /// The canonical path the links lead to.
+        real: PathBuf,
+    },
     /// Any other error from the file system.
     Io(std::io::Error),
 }
@@ -43,6 +53,8 @@ impl fmt::Display for SourceError {
             SourceError::NotRegular { kind } => write!(f, "it is {kind}, not a regular file; only regular files are read"),
             SourceError::TooLarge { limit } => write!(f, "it is larger than the limit of {} MiB for a source file", limit >> 20),
             SourceError::NotUtf8 => write!(f, "it is not UTF-8; save it as UTF-8"),
+            SourceError::BrokenLink { to } => write!(f, "it is a link to {}, where there is no file", to.display()),
+            SourceError::Outside { real } => write!(f, "it links outside the site root, to {}", real.display()),
             SourceError::Io(e) => write!(f, "{e}"),
         }
     }
@@ -190,6 +202,37 @@ pub fn place(allowed: &[&Path], path: &Path) -> Place {
     match path.canonicalize() {
         Ok(real) if !allowed.iter().any(|a| real.starts_with(a)) => Place::Outside(real),
         _ => Place::Inside,
+    }
+}
+
+/// The site's own file `rel` (`countersign.yaml`, `references.yaml`, `censuses/x.yaml`)
+/// under `root`, whose canonical path is `real_root`, read as [`read_source`] does, at most
+/// `limit` bytes. Errors besides [`read_source`]'s: [`SourceError::Outside`] when links
+/// lead out of the site (it is not read), [`SourceError::BrokenLink`] when a link leads
+/// nowhere (that is not an absent file: the site would build without it, silently).
+pub fn read_site_file(root: &Path, real_root: &Path, rel: &str, limit: u64) -> Result<Vec<u8>, SourceError> {
+    let path = root.join(rel);
+    if let Place::Outside(real) = place(&[real_root], &path) {
+        return Err(SourceError::Outside { real });
+    }
+    match read_source(&path, limit) {
+        Err(SourceError::NotFound) if path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) => {
+            Err(SourceError::BrokenLink { to: std::fs::read_link(&path).unwrap_or_default() })
+        }
+        r => r,
+    }
+}
+
+/// The diagnostic for `e`, an error reading the site's file `shown`: `outside-site` when
+/// it links out of the site, else `read-failed`.
+pub fn read_error(shown: &str, e: &SourceError) -> countersign_core::diag::Diagnostic {
+    use countersign_core::diag::{Code, Diagnostic};
+    match e {
+        SourceError::Outside { real } => {
+            let (message, hint) = outside_message(shown, real);
+            Diagnostic::error(Code::OutsideSite, shown, 0..0, message).with_hint(hint)
+        }
+        e => Diagnostic::error(Code::ReadFailed, shown, 0..0, format!("cannot read {shown}: {e}")),
     }
 }
 

@@ -154,10 +154,12 @@ pub fn split_and_parse(file: &str, source: &str) -> Result<(FrontMatter, Range<u
         let decoded = decoded?;
         let Some(region) = ix.value(&[key]) else { return Some(decoded) };
         text_spans.push(yaml_start + region.start..yaml_start + region.end);
-        let (found, errors) = inline::claims_in(yaml, region, yaml_start);
+        let (mut found, mut errors) = inline::claims_in(yaml, region, yaml_start);
         let what = format!("the {key}");
         let shown = inline::substitute(&decoded, &found, source, &what);
-        for e in errors.into_iter().chain(shown.as_ref().err().cloned()) {
+        errors.extend(shown.as_ref().err().cloned());
+        inline::drop_unread(&mut found, &errors);
+        for e in errors {
             diags.push(Diagnostic::error(e.code, file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
         }
         claims.extend(found);

@@ -48,7 +48,7 @@ pub fn substitute(decoded: &str, claims: &[Claim], source: &str, what: &str) -> 
                 code: Code::ClaimSyntax,
                 message: format!("this claim in {what} cannot be read: the YAML string changes its text"),
                 span: c.span.clone(),
-                hint: "write the claim without escapes, in a plain or single-quoted string".into(),
+                hint: "write the claim on one line, without escapes, in a plain or single-quoted string".into(),
             });
         };
         out.push_str(&rest[..at]);
@@ -57,6 +57,13 @@ pub fn substitute(decoded: &str, claims: &[Claim], source: &str, what: &str) -> 
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `found` without the claims an error of `errors` is at: a claim reported unreadable is
+/// not also checked (a multi-line claim in a YAML block scalar was `claim-syntax` and a
+/// mismatch too, and `--bless` rewrote it).
+pub fn drop_unread(found: &mut Vec<Claim>, errors: &[ClaimSyntaxError]) {
+    found.retain(|c| !errors.iter().any(|e| e.span == c.span));
 }
 
 /// The plain text of a short Markdown text (a caption or alt text, claims already
@@ -86,6 +93,23 @@ mod tests {
         let (claims, errors) = claims_in(yaml, 6..22, 100);
         assert!(errors.is_empty());
         assert_eq!(claims[0].span, 109..122);
+    }
+
+    /// A claim the YAML changed (over lines of a block scalar, or escaped) is one
+    /// `claim-syntax` error and not a claim: it was also checked, so reported twice, and
+    /// `--bless` rewrote it.
+    #[test]
+    fn a_claim_a_yaml_value_changes_is_an_error_and_not_checked() {
+        for caption in ["|-\n  A {{ s.n\n  = 4 }} b", ">-\n  A {{ s.n\n  = 4 }} b", "\"A {{ s.n\n  = 4 }} b\""] {
+            let front = format!("---\ntitle: T\nsummary: {caption}\n---\n\nText.\n");
+            let figure = format!("---\ntitle: T\n---\n\n```figure\nid: f\nfrom: s.x\nplot: grid\nalt: A\ncaption: {caption}\n```\n");
+            for src in [front, figure] {
+                let (e, d) = crate::content::parse_essay("essays/t.md", "essays/t.md".into(), src.clone());
+                assert_eq!(d.len(), 1, "{src:?}: {d:?}");
+                assert_eq!(d[0].code, Code::ClaimSyntax, "{src:?}: {d:?}");
+                assert!(e.is_none_or(|e| e.claims.is_empty()), "{src:?}: the claim is still checked");
+            }
+        }
     }
 
     #[test]

@@ -243,10 +243,12 @@ fn figure_text(
     let span = b.source_offset(region.start)..b.source_offset(region.end);
     // Claims are read from the file's text of the value (a block quote's `>` included),
     // so that their spans point into the file.
-    let (found, errors) = inline::claims_in(source, span.clone(), 0);
+    let (mut found, mut errors) = inline::claims_in(source, span.clone(), 0);
     let what = if key == "alt" { "alt text" } else { "a caption" };
     let plain = inline::substitute(decoded, &found, source, what);
-    for e in errors.into_iter().chain(plain.as_ref().err().cloned()) {
+    errors.extend(plain.as_ref().err().cloned());
+    inline::drop_unread(&mut found, &errors);
+    for e in errors {
         diags.push(Diagnostic::error(e.code, file, e.span, e.message).with_label("in this claim").with_hint(e.hint));
     }
     claims.extend(found);

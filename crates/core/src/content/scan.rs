@@ -145,7 +145,8 @@ pub fn scan(text: &str, base: usize) -> Scan {
     // as written, so a claim in it would reach the reader unchecked.
     let mut html: Vec<Range<usize>> = Vec::new();
     // Headings, table cells and paragraphs: a claim must end in the one it begins in.
-    let mut leaves: Vec<(Range<usize>, &str)> = Vec::new();
+    let mut leaves: Vec<(Range<usize>, Leaf)> = Vec::new();
+    let mut quotes: Vec<Range<usize>> = Vec::new();
     let (mut depth, mut too_deep) = (0usize, false);
     for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
         depth = depth.saturating_add_signed(nesting(&event));
@@ -186,21 +187,20 @@ pub fn scan(text: &str, base: usize) -> Scan {
                 html.push(range.clone());
                 out.excluded.push(range)
             }
-            Event::Start(Tag::Heading { .. }) => leaves.push((range, "heading")),
-            Event::Start(Tag::TableCell) => leaves.push((range, "table cell")),
-            Event::Start(Tag::Paragraph) => leaves.push((range, "paragraph")),
+            Event::Start(Tag::Heading { .. }) => leaves.push((range, Leaf::Heading)),
+            Event::Start(Tag::TableCell) => leaves.push((range, Leaf::TableCell)),
+            Event::Start(Tag::Paragraph) => leaves.push((range, Leaf::Paragraph)),
+            Event::Start(Tag::BlockQuote(_)) => quotes.push(range),
             _ => {}
         }
     }
     out.excluded = merged(std::mem::take(&mut out.excluded));
     let math = std::mem::take(&mut out.math);
-    find_claims(text, base, &math, &mut out);
-    for r in &math {
-        claims_in_math(&text[r.clone()], base + r.start, &mut out.claims, &mut out.errors);
-        out.errors.extend(dollar_in_math(&text[r.clone()], base + r.start));
-    }
+    read_claims(text, base, &quotes, &math, &mut out);
     out.claims.sort_by_key(|c| c.span.start);
-    crossing_claims(&out.claims, &leaves, base, &mut out.errors);
+    let crossing = crossing_claims(&out.claims, &leaves, base);
+    out.claims.retain(|c| !crossing.iter().any(|e| e.span == c.span));
+    out.errors.extend(crossing);
     unread_math(text, base, &out.excluded, &math, &out.claims, &mut out.errors);
     for r in html {
         claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
@@ -216,35 +216,104 @@ pub fn scan(text: &str, base: usize) -> Scan {
     out
 }
 
+/// The claims of `text` into `out`: in prose (outside `out.excluded` and `math`) and in
+/// `math`, read with the markers of `quotes` (block quotes) blanked.
+fn read_claims(text: &str, base: usize, quotes: &[Range<usize>], math: &[Range<usize>], out: &mut Scan) {
+    let unquoted = without_quote_markers(text, quotes);
+    let read = unquoted.as_deref().unwrap_or(text);
+    find_claims(read, base, math, out);
+    for r in math {
+        claims_in_math(&read[r.clone()], base + r.start, &mut out.claims, &mut out.errors);
+        out.errors.extend(dollar_in_math(&text[r.clone()], base + r.start));
+    }
+}
+
+/// `text` with the block-quote markers that begin its lines made spaces, as many `>` on
+/// a line as block quotes (`quotes`, ranges of `text`) hold its start: a claim over lines
+/// of a quote (`> {{ t.n\n> = 3 }}`) reads as if they were not there, at the same offsets.
+/// None when there is no block quote.
+fn without_quote_markers(text: &str, quotes: &[Range<usize>]) -> Option<String> {
+    if quotes.is_empty() {
+        return None;
+    }
+    // Depth changes in order of offset (a sweep: lines × quotes was quadratic).
+    let mut changes: Vec<(usize, isize)> = quotes.iter().flat_map(|q| [(q.start, 1), (q.end, -1)]).collect();
+    changes.sort_unstable();
+    let mut bytes = text.as_bytes().to_vec();
+    let (mut depth, mut next) = (0isize, 0usize);
+    let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1));
+    for line in starts {
+        while let Some(&(_, d)) = changes.get(next).filter(|(at, _)| *at <= line) {
+            depth += d;
+            next += 1;
+        }
+        let mut at = line;
+        for _ in 0..depth.max(0) {
+            let indent = bytes[at..].iter().take(3).take_while(|b| **b == b' ').count();
+            if bytes.get(at + indent) != Some(&b'>') {
+                break;
+            }
+            at += indent;
+            bytes[at] = b' ';
+            at += 1;
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// A block a claim must end in if it begins in it (see [`crossing_claims`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leaf {
+    Heading,
+    TableCell,
+    Paragraph,
+}
+
+impl Leaf {
+    fn name(self) -> &'static str {
+        match self {
+            Leaf::Heading => "heading",
+            Leaf::TableCell => "table cell",
+            Leaf::Paragraph => "paragraph",
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            Leaf::Heading => "a heading ends at its line's end: close the claim with `}}` on the heading's line",
+            Leaf::TableCell => "a `|` ends a table cell: close the claim with `}}` in its cell",
+            Leaf::Paragraph => "close the claim with `}}` before the paragraph ends",
+        }
+    }
+}
+
 /// An error for each claim that begins in one of `leaves` (a heading, table cell or
 /// paragraph, offsets without `base`) and ends outside it: `## A {{ x.y\nb }}` or
 /// `| {{ x = a | b }} |`. Markdown ends the heading at the line break and the cell at the
 /// `|`, so the page would split the claim (its HTML malformed) while the check read it
-/// whole.
-fn crossing_claims(claims: &[Claim], leaves: &[(Range<usize>, &str)], base: usize, errors: &mut Vec<ClaimSyntaxError>) {
+/// whole. Each error's span is its claim's, which is then not checked as well.
+fn crossing_claims(claims: &[Claim], leaves: &[(Range<usize>, Leaf)], base: usize) -> Vec<ClaimSyntaxError> {
     // The leaves never overlap and come in the order of the text, as the claims do: the
     // one holding a claim's start is found by bisection (claims × leaves was quadratic).
+    let mut errors = Vec::new();
     for c in claims {
         let (start, end) = (c.span.start - base, c.span.end - base);
         let i = leaves.partition_point(|(r, _)| r.start <= start);
         let holder = i.checked_sub(1).map(|k| &leaves[k]).filter(|(r, _)| start < r.end);
         let next = leaves.get(i).filter(|(r, _)| r.start < end);
         let container = match (holder, next) {
-            (Some((r, what)), _) if r.end < end => *what,
-            (None, Some((_, what))) | (Some(_), Some((_, what))) => *what,
+            (Some((r, leaf)), _) if r.end < end => *leaf,
+            (None, Some((_, leaf))) | (Some(_), Some((_, leaf))) => *leaf,
             _ => continue,
         };
         errors.push(ClaimSyntaxError {
             code: Code::ClaimSyntax,
-            message: format!("this claim runs past the end of its {container}"),
+            message: format!("this claim runs past the end of its {}", container.name()),
             span: c.span.clone(),
-            hint: match container {
-                "heading" => "a heading ends at its line's end: close the claim with `}}` on the heading's line".into(),
-                "table cell" => "a `|` ends a table cell: close the claim with `}}` in its cell".into(),
-                _ => "close the claim with `}}` before the paragraph ends".into(),
-            },
+            hint: container.hint().into(),
         });
     }
+    errors
 }
 
 /// The directive block (census, figure) a fenced code block at `range` of `text` opens,
@@ -786,6 +855,21 @@ mod tests {
         assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
     }
 
+    /// A claim over lines of a block quote reads without the quote's `>` markers (it was
+    /// "unexpected `>`", or stated `> 3`); a `>` past the quote's depth stays.
+    #[test]
+    fn a_claim_over_lines_of_a_block_quote_reads_without_its_markers() {
+        for text in ["> A {{ x.y\n> = 3 }} b\n", "> > A {{ x.y =\n> >  3 }} b\n", " > A {{ x.y\n   > = 3 }}\n"] {
+            let s = scan(text, 0);
+            assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
+            assert_eq!(stated(&s), ["3"], "{text:?}");
+            assert_eq!(&text[s.claims[0].span.clone()], &text[text.find("{{").unwrap()..text.find("}}").unwrap() + 2]);
+        }
+        let s = scan("> {{ assert x.y >\n> 3 }}\n", 0);
+        assert!(s.errors.is_empty() && s.claims.len() == 1, "{:?}", s.errors);
+        assert_eq!(without_quote_markers("> a\n>> b\nc\n", &[0..12, 4..10]).unwrap(), "  a\n   b\nc\n");
+    }
+
     /// A claim that begins in a heading, table cell or paragraph must end in it: Markdown
     /// ends a heading at its line's end and a cell at `|`, so the claim was checked whole
     /// but split on the page (malformed HTML). A claim running over lines in a paragraph
@@ -800,6 +884,8 @@ mod tests {
             let s = scan(text, 5);
             assert_eq!(s.errors.len(), 1, "{text:?}: {:?}", s.errors);
             assert_eq!(s.errors[0].message, format!("this claim runs past the end of its {container}"), "{text:?}");
+            // Reported once: the claim is not also checked (and blessed).
+            assert!(s.claims.is_empty(), "{text:?}: {:?}", s.claims);
             assert_eq!(
                 &text[s.errors[0].span.start - 5..s.errors[0].span.end - 5],
                 &text[text.find("{{").unwrap()..text.find("}}").unwrap() + 2]
