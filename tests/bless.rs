@@ -114,6 +114,8 @@ fn bless_never_writes_text_that_would_not_read_back() {
     assert_eq!(code, 1, "{out}\n{err}");
     assert!(err.contains("blessed 1 stated value"), "{err}");
     assert_eq!(err.matches("error[bless-refused]").count(), 5, "{err}");
+    // What --bless refused it no longer says it applies.
+    assert!(!err.contains("applies this"), "{err}");
     for why in ["`}}`, which would end the claim early", "a line break", "would break the essay", "would break the essay"] {
         assert!(err.contains(why), "{why}: {err}");
     }

@@ -83,6 +83,14 @@ fn bless(root: &Path, sources: &Sources, reports: &[ClaimReport], diags: &mut Ve
     let (edits, refusals) = countersign_site::bless::plan(diags, sources, reports);
     diags.extend(refusals);
     let (done, refused) = countersign_site::bless::apply(root, &edits);
+    // A fix --bless refused to write is a suggestion only: its help no longer says
+    // `--bless` applies it, beside the error saying it did not.
+    for r in refused.iter().filter(|r| r.code == countersign_core::diag::Code::BlessRefused) {
+        let same = |d: &&mut Diagnostic| d.origin.file() == r.origin.file() && d.span == r.span;
+        if let Some(fix) = diags.iter_mut().filter(|d| d.fix().is_some()).find(same).and_then(Diagnostic::fix_mut) {
+            fix.applicability = countersign_core::diag::Applicability::Display;
+        }
+    }
     diags.extend(refused);
     diags.retain(|d| !(d.fix().is_some() && done.iter().any(|e| Some(e.file.as_str()) == d.origin.file() && e.span == d.span)));
     for e in &done {

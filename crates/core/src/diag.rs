@@ -456,6 +456,11 @@ impl Diagnostic {
         self.extra.as_ref().and_then(|e| e.fix.as_ref())
     }
 
+    /// The fix, to change (`--bless` makes one it refused a suggestion only).
+    pub fn fix_mut(&mut self) -> Option<&mut Fix> {
+        self.extra.as_mut().and_then(|e| e.fix.as_mut())
+    }
+
     /// True for errors.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error

@@ -318,8 +318,34 @@ pub fn render(essay: &Essay, claim_html: &[String], claim_text: &[String], figur
     let items = r.fragment(&body, true);
     let (items, headings) = heading_ids(items, essay, claim_text);
     let items = footnotes(items, &headings);
+    let items = without_empty_paragraphs(items, claim_html);
     let (html, marks, plain) = write_html(items, claim_html, claim_text);
     (Body { html, marks, headings, refs: r.refs, equations: r.equations, text: plain.text, text_marks: plain.marks }, r.diags)
+}
+
+/// `items` without the paragraphs that show nothing: only claims that show nothing (an
+/// assert) and white space. A paragraph of asserts was an empty `<p></p>`.
+fn without_empty_paragraphs<'a>(items: Stream<'a>, claim_html: &[String]) -> Stream<'a> {
+    let shows_nothing = |item: &Item<'_>| match item {
+        Item::Claim(k) => claim_html.get(*k).is_none_or(String::is_empty),
+        Item::Md(Event::Text(t)) => t.trim().is_empty(),
+        Item::Md(Event::SoftBreak | Event::HardBreak) => true,
+        _ => false,
+    };
+    let mut out = Vec::with_capacity(items.len());
+    let mut i = 0;
+    while i < items.len() {
+        if matches!(items[i].0, Item::Md(Event::Start(Tag::Paragraph))) {
+            let inside = items[i + 1..].iter().take_while(|(it, _)| shows_nothing(it)).count();
+            if matches!(items.get(i + 1 + inside), Some((Item::Md(Event::End(TagEnd::Paragraph)), _))) {
+                i += inside + 2;
+                continue;
+            }
+        }
+        out.push(items[i].clone());
+        i += 1;
+    }
+    out
 }
 
 /// The body as a fragment: its claims are those in it outside the figure blocks.
@@ -1531,6 +1557,24 @@ mod tests {
                 .map(raw_anchor)
                 .to_vec();
         assert_eq!(found, [1, 1, -1, -1, 0, 0, 0, 1, 0, -2]);
+    }
+
+    /// A paragraph of asserts shows nothing and is left out (it was `<p></p>`); one with
+    /// anything else stays.
+    #[test]
+    fn a_paragraph_of_asserts_is_left_out() {
+        let (e, d) = countersign_core::content::parse_essay(
+            "essays/a.md",
+            "essays/a.md".into(),
+            "---\ntitle: T\n---\n{{ assert g.n == 5 }}\n\n{{ assert g.n == 5 }}\n{{ assert g.n > 1 }}\n\nText {{ assert g.n == 5 }}.\n"
+                .into(),
+        );
+        assert!(d.is_empty(), "{d:?}");
+        let e = e.expect("essay");
+        let none = vec![String::new(); e.claims.len()];
+        let (b, d) = render(&e, &none, &none, &[], &Math::new(&Default::default()).expect("math"));
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(b.html.trim(), "<p>Text .</p>");
     }
 
     #[test]
