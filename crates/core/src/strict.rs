@@ -10,7 +10,8 @@
 //! What: every number written with digits of any script (ASCII, fullwidth, Arabic-Indic,
 //! …), superscripts, vulgar fractions and other numeric characters, with its separators and
 //! decimal point; and every number word from "three" up ("fifty-five", "hundred",
-//! "twelve"), also where it begins a hyphenated word (the "fifteen" of "fifteen-year").
+//! "twelve"), also as a part of a hyphenated word (the "fifteen" of "fifteen-year" and of
+//! "mid-fifteen"; "thirty‑three" with a no-break hyphen is one number).
 //! "zero", "one" and "two" are too common in ordinary sentences to flag; for the same
 //! reason ASCII digits right after a letter (`x2`, `H2O`) are not flagged. In math,
 //! a formula's numbers are its own constants (`k + 1`, `2k`, `b \ge 3`); numbers are
@@ -27,19 +28,11 @@ use std::ops::Range;
 use pulldown_cmark::{Event, Parser, Tag};
 use serde_json::Value;
 
-use crate::check::Bound;
+use crate::check::{words, Bound};
 use crate::content::claim::ClaimKind;
 use crate::content::scan::markdown_options;
 use crate::content::Essay;
 use crate::diag::{Code, Diagnostic};
-
-/// True for a number word `--strict` flags: "three" and up, hyphenated compounds
-/// ("fifty-five") and scale words, in any case; "zero", "one" and "two" alone are not.
-pub fn is_number_word(w: &str) -> bool {
-    let lower = w.to_lowercase();
-    let flagged = |p: &str| crate::check::words::is_word_from_three(p);
-    lower.split('-').all(|p| flagged(p) || matches!(p, "one" | "two")) && lower.split('-').any(flagged)
-}
 
 /// How a region is read: as prose, or as math (where 0, 1 and 2 are left alone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,16 +167,14 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
             }
         } else if c.is_alphabetic() {
             let mut j = i;
-            while j < chars.len() && (chars[j].1.is_alphabetic() || chars[j].1 == '-') {
+            while j < chars.len() && (chars[j].1.is_alphabetic() || HYPHENS.contains(&chars[j].1)) {
                 j += 1;
             }
-            let word = text[off..end_of(j)].trim_end_matches('-');
+            let word = &text[off..end_of(j)];
             // In math, letters are variables and commands, not words.
             if rule == Rule::Prose {
-                let number = number_word_prefix(word);
-                if !number.is_empty() {
-                    out.push(region.start + off..region.start + off + number.len());
-                }
+                let at = region.start + off;
+                out.extend(number_words_in(word).into_iter().map(|r| at + r.start..at + r.end));
             }
             i = j;
         } else {
@@ -193,12 +184,38 @@ fn numbers(source: &str, region: Range<usize>, rule: Rule) -> Vec<Range<usize>> 
     out
 }
 
-/// The number word a hyphenated word begins with, as `--strict` flags it: the whole of
-/// `fifty-five`, the `fifteen` of `fifteen-year`, the `twenty-five` of `twenty-five-coin`;
-/// empty when it begins with none (`one-two`, `threefold`, `non-three`).
-fn number_word_prefix(word: &str) -> &str {
-    let ends = word.match_indices('-').map(|(i, _)| i).chain([word.len()]);
-    ends.rev().find(|&end| is_number_word(&word[..end])).map_or("", |end| &word[..end])
+/// The hyphens that join the parts of a word: ASCII `-`, U+2010 and the no-break U+2011.
+const HYPHENS: [char; 3] = ['-', '\u{2010}', '\u{2011}'];
+
+/// The number words in a word and its hyphenated parts, as byte ranges of `word`: a tens
+/// word joined to a unit is one number (`fifty-five`, `thirty‑three`), every other part
+/// worth three or more is one alone (the `fifteen` of `fifteen-year` and of
+/// `mid-fifteen`, the `three` of `non-three` and of `one-three`, the `twenty-five` of
+/// `twenty-five-coin`); none in `one-two` or `threefold`.
+fn number_words_in(word: &str) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (i, c) in word.char_indices().filter(|(_, c)| HYPHENS.contains(c)) {
+        parts.push(start..i);
+        start = i + c.len_utf8();
+    }
+    parts.push(start..word.len());
+    let lower = |r: &Range<usize>| word[r.clone()].to_lowercase();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < parts.len() {
+        let part = lower(&parts[k]);
+        if words::is_tens(&part) && parts.get(k + 1).is_some_and(|next| words::is_digit_word(&lower(next))) {
+            out.push(parts[k].start..parts[k + 1].end);
+            k += 2;
+            continue;
+        }
+        if words::is_word_from_three(&part) {
+            out.push(parts[k].clone());
+        }
+        k += 1;
+    }
+    out
 }
 
 /// True when the text before an `@` opens a reference: `[@`, `[-@` or `; @` inside one.
@@ -327,20 +344,22 @@ mod tests {
     #[test]
     fn number_words() {
         for w in ["three", "Fifty-five", "hundred", "twenty-one", "twelve"] {
-            assert!(is_number_word(w), "{w}");
+            assert_eq!(number_words_in(w), [0..w.len()], "{w}");
         }
         for w in ["one", "two", "zero", "threefold", "often", "one-two"] {
-            assert!(!is_number_word(w), "{w}");
+            assert!(number_words_in(w).is_empty(), "{w}");
         }
     }
 
-    /// A number word that begins a hyphenated word is a number the reader sees: `a
-    /// fifteen-year gap` and `the six-coin example` were passed by `--strict`.
+    /// A number word in a hyphenated word is a number the reader sees: `a fifteen-year
+    /// gap`, `the six-coin example`, `non-three` and `mid-fifteen` were passed by
+    /// `--strict`, `one-three` was read as one number and `thirty‑three` (no-break hyphen)
+    /// as two words.
     #[test]
     fn a_number_word_before_a_hyphen_is_flagged() {
         let src = "---\ntitle: T\n---\nA fifteen-year gap, the six-coin example, twenty-five-heap Nim, one-heap and \
-                   {{ plain three }}-way; non-three.\n";
-        assert_eq!(flagged(src), ["fifteen", "six", "twenty-five"]);
+                   {{ plain three }}-way; non-three, mid-fifteen, one-three, thirty\u{2011}three, forty-fifty, one-two.\n";
+        assert_eq!(flagged(src), ["fifteen", "six", "twenty-five", "three", "fifteen", "three", "thirty\u{2011}three", "forty", "fifty"]);
     }
 
     #[test]

@@ -31,6 +31,18 @@ pub fn is_word_from_three(w: &str) -> bool {
     UNITS[3..].contains(&w) || TENS[2..].contains(&w) || w == "hundred" || scale(w).is_some()
 }
 
+/// True for a tens word from "twenty" to "ninety" (lower case): the first part of a
+/// compound such as "fifty-five".
+pub fn is_tens(w: &str) -> bool {
+    TENS[2..].contains(&w)
+}
+
+/// True for a unit word from "one" to "nine" (lower case): the second part of a compound
+/// such as "fifty-five".
+pub fn is_digit_word(w: &str) -> bool {
+    UNITS[1..10].contains(&w)
+}
+
 /// The value of a scale word above a hundred (the short scale: a billion is 10^9).
 fn scale(w: &str) -> Option<u64> {
     match w {
