@@ -147,9 +147,12 @@ pub fn scan(text: &str, base: usize) -> Scan {
     // Headings, table cells and paragraphs: a claim must end in the one it begins in.
     let mut leaves: Vec<(Range<usize>, Leaf)> = Vec::new();
     let mut quotes: Vec<Range<usize>> = Vec::new();
+    // Emphasis, links, images and code spans: a claim may hold one or lie in one, not cross it.
+    let mut inline: Vec<(Range<usize>, Inline)> = Vec::new();
     let (mut depth, mut too_deep) = (0usize, false);
     for (event, range) in Parser::new_ext(text, markdown_options()).into_offset_iter() {
         depth = depth.saturating_add_signed(nesting(&event));
+        inline.extend(Inline::of(&event).map(|kind| (range.clone(), kind)));
         if depth > MAX_MARKDOWN_DEPTH && !too_deep {
             too_deep = true;
             out.errors.push(ClaimSyntaxError {
@@ -198,7 +201,8 @@ pub fn scan(text: &str, base: usize) -> Scan {
     let math = std::mem::take(&mut out.math);
     read_claims(text, base, &quotes, &math, &mut out);
     out.claims.sort_by_key(|c| c.span.start);
-    let crossing = crossing_claims(&out.claims, &leaves, base);
+    let mut crossing = crossing_claims(&out.claims, &leaves, base);
+    crossing.extend(crossing_markup(&out.claims, &inline, base));
     out.claims.retain(|c| !crossing.iter().any(|e| e.span == c.span));
     out.errors.extend(crossing);
     unread_math(text, base, &out.excluded, &math, &out.claims, &mut out.errors);
@@ -259,6 +263,62 @@ fn without_quote_markers(text: &str, quotes: &[Range<usize>]) -> Option<String> 
         }
     }
     String::from_utf8(bytes).ok()
+}
+
+/// Inline Markdown whose ends a claim must not come between (see [`crossing_markup`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Inline {
+    Emphasis,
+    Link,
+    Code,
+}
+
+impl Inline {
+    fn of(event: &Event) -> Option<Inline> {
+        match event {
+            Event::Start(Tag::Emphasis | Tag::Strong | Tag::Strikethrough | Tag::Superscript | Tag::Subscript) => Some(Inline::Emphasis),
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => Some(Inline::Link),
+            Event::Code(_) => Some(Inline::Code),
+            _ => None,
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Inline::Emphasis => "emphasis (`*`, `_` or `~`)",
+            Inline::Link => "a link or an image (`[`, `]`)",
+            Inline::Code => "a code span (`` ` ``)",
+        }
+    }
+}
+
+/// An error for each claim that one end of an inline element (`inline`, offsets without
+/// `base`) falls in while the other falls outside it: in `*a {{ assert x.y*2 == 4 }}` the
+/// claim's `*` closes emphasis opened before it, in `[a {{ x.y = b](u) c }}` its `]` ends
+/// the link. The page would lose the claim's or the markup's characters; the error's span
+/// is its claim's, which is then not checked as well.
+fn crossing_markup(claims: &[Claim], inline: &[(Range<usize>, Inline)], base: usize) -> Vec<ClaimSyntaxError> {
+    let holder = |at: usize| {
+        let after = claims.partition_point(|c| c.span.start - base < at);
+        after.checked_sub(1).filter(|&k| at < claims[k].span.end - base)
+    };
+    let mut found: Vec<(usize, Inline)> = Vec::new();
+    for (r, kind) in inline.iter().filter(|(r, _)| !r.is_empty()) {
+        let (first, last) = (holder(r.start), holder(r.end - 1));
+        for k in [first, last].into_iter().flatten().filter(|_| first != last) {
+            if !found.iter().any(|(j, _)| *j == k) {
+                found.push((k, *kind));
+            }
+        }
+    }
+    found.sort_by_key(|(k, _)| *k);
+    let error = |(k, kind): (usize, Inline)| ClaimSyntaxError {
+        code: Code::ClaimSyntax,
+        message: format!("{} begins on one side of this claim's edge and ends on the other", kind.what()),
+        span: claims[k].span.clone(),
+        hint: "a claim must hold the whole of its markup, or none of it: escape the character (`\\*`, `\\]`) or move the markup".into(),
+    };
+    found.into_iter().map(error).collect()
 }
 
 /// A block a claim must end in if it begins in it (see [`crossing_claims`]).
@@ -853,6 +913,23 @@ mod tests {
             assert!(s.claims.is_empty() && s.errors.len() == 1, "{text:?}: {:?}", s.claims);
         }
         assert_eq!(stated(&scan("{{ x.y\r\n= 3 }}\r\n\r\n", 0)), vec!["3"]);
+    }
+
+    /// A claim that holds one end of an inline element but not the other is an error,
+    /// and not checked: the page lost characters (`*a {{ assert x.y*2 == 4 }}` rendered the
+    /// claim in emphasis closed inside it). Markup wholly inside or outside is fine.
+    #[test]
+    fn a_claim_may_not_cross_an_inline_elements_edge() {
+        for text in ["*a {{ assert x.y*2 == 4 }} b\n", "[a {{ x.y = b](u) c }}\n", "A {{ x.y = `c }} d` e\n", "**a {{ x.y = b** }}\n"] {
+            let s = scan(text, 7);
+            assert_eq!(s.errors.len(), 1, "{text:?}: {:?}", s.errors);
+            assert!(s.errors[0].message.contains("begins on one side of this claim's edge"), "{text:?}: {:?}", s.errors);
+            assert!(s.claims.is_empty(), "{text:?}");
+        }
+        for text in ["*a {{ x.y = 2 }} b*\n", "[a {{ x.y = 2 }}](u) and {{ x.y = *b* }}\n", "`{{ x.y = 2 }}` and {{ x.y = `2` }}\n"] {
+            let s = scan(text, 7);
+            assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
+        }
     }
 
     /// A claim over lines of a block quote reads without the quote's `>` markers (it was
