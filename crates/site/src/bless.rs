@@ -100,12 +100,14 @@ pub fn apply(root: &Path, edits: &[Edit]) -> (Vec<Edit>, Vec<Diagnostic>) {
             continue;
         }
         let mut made = Vec::new();
+        let mut reading = Reading::of(file, &text);
         for e in list {
             let mut next = text.clone();
             next.replace_range(e.span.clone(), &e.new);
-            match reads_back(file, &text, &next, e) {
+            let next_reading = Reading::of(file, &next);
+            match reads_back(&reading, &next_reading, e) {
                 Ok(()) => {
-                    text = next;
+                    (text, reading) = (next, next_reading);
                     made.push(e.clone());
                 }
                 Err(why) => diags.push(
@@ -126,21 +128,40 @@ pub fn apply(root: &Path, edits: &[Edit]) -> (Vec<Edit>, Vec<Diagnostic>) {
     (done, diags)
 }
 
-/// Whether `after` (the essay text `before` with edit `e` made) reads as the same essay
-/// with only the stated value of `e`'s claim changed to `e.new`: the same problems, the
-/// same claims in the same order, each written the same but that one, which states
-/// `e.new`. A census's text can break what holds the claim: a `"` ends a quoted YAML
-/// caption, `: ` or ` #` a plain one, a `|` a table cell. Else why not, in words.
-pub fn reads_back(file: &str, before: &str, after: &str, e: &Edit) -> Result<(), String> {
-    use countersign_core::content::{claim::ClaimKind, parse_essay};
-    let parse = |t: &str| parse_essay(file, file.into(), t.to_string());
-    let ((old, old_diags), (new, new_diags)) = (parse(before), parse(after));
-    let problems = |d: &[Diagnostic]| d.iter().map(|d| (d.code, d.message.clone())).collect::<Vec<_>>();
-    let (was, now) = (problems(&old_diags), problems(&new_diags));
-    if let Some((code, message)) = now.iter().find(|p| !was.contains(p)) {
+/// An essay's text as [`reads_back`] compares it: its problems, the essay (none when it
+/// does not parse) and its Markdown structure.
+pub struct Reading {
+    problems: Vec<(Code, String)>,
+    essay: Option<countersign_core::content::Essay>,
+    shape: Vec<Shape>,
+}
+
+impl Reading {
+    /// Read `text`, the essay file `file`.
+    pub fn of(file: &str, text: &str) -> Reading {
+        let (essay, diags) = countersign_core::content::parse_essay(file, file.into(), text.to_string());
+        let problems = diags.iter().map(|d| (d.code, d.message.clone())).collect();
+        let shape = essay.as_ref().map(shape).unwrap_or_default();
+        Reading { problems, essay, shape }
+    }
+}
+
+/// Whether `after` (the reading of an essay's text with edit `e` made; `before`, of the
+/// text without it) reads as the same essay with only the stated value of `e`'s claim
+/// changed to `e.new`: the same problems, the same claims in the same order, each written
+/// the same but that one, which states `e.new`, and the same Markdown structure outside
+/// claims. A census's text can break what holds the claim: a `"` ends a quoted YAML
+/// caption, `: ` or ` #` a plain one, a `|` a table cell, a `"` a link's title. Else why
+/// not, in words. The caller reads each text once: an accepted edit's `after` is the next
+/// edit's `before`.
+pub fn reads_back(before: &Reading, after: &Reading, e: &Edit) -> Result<(), String> {
+    use countersign_core::content::claim::ClaimKind;
+    if let Some((code, message)) = after.problems.iter().find(|p| !before.problems.contains(p)) {
         return Err(format!("writing `{}` here would break the essay ({code}: {message})", e.new));
     }
-    let (Some(old), Some(new)) = (old, new) else { return Err(format!("writing `{}` here would unmake the essay", e.new)) };
+    let (Some(old), Some(new)) = (&before.essay, &after.essay) else {
+        return Err(format!("writing `{}` here would unmake the essay", e.new));
+    };
     let shift = |at: usize| if at >= e.span.end { at + e.new.len() - e.old.len() } else { at };
     let same = old.claims.len() == new.claims.len()
         && old.claims.iter().zip(&new.claims).all(|(o, n)| {
@@ -155,7 +176,7 @@ pub fn reads_back(file: &str, before: &str, after: &str, e: &Edit) -> Result<(),
     if !same {
         return Err(format!("`{}` would not read back as this claim's stated value", e.new));
     }
-    if shape(&old) != shape(&new) {
+    if before.shape != after.shape {
         return Err(format!("writing `{}` here would change the Markdown around the claim (a link's title, say)", e.new));
     }
     Ok(())
