@@ -34,6 +34,14 @@ use crate::content::scan::markdown_options;
 use crate::content::Essay;
 use crate::diag::{Code, Diagnostic};
 
+/// True for a whole word that is a number word `--strict` flags: "three" and up,
+/// hyphenated compounds ("fifty-five") and scale words, in any case; "zero", "one" and
+/// "two" alone are not. (Inside prose every part of a hyphenated word is looked at; see
+/// [`number_words_in`].)
+pub fn is_number_word(w: &str) -> bool {
+    number_words_in(w).first().is_some_and(|r| *r == (0..w.len()))
+}
+
 /// How a region is read: as prose, or as math (where 0, 1 and 2 are left alone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rule {
@@ -344,10 +352,11 @@ mod tests {
     #[test]
     fn number_words() {
         for w in ["three", "Fifty-five", "hundred", "twenty-one", "twelve"] {
-            assert_eq!(number_words_in(w), [0..w.len()], "{w}");
+            assert!(is_number_word(w), "{w}");
+            assert_eq!(number_words_in(w).len(), 1, "{w}");
         }
         for w in ["one", "two", "zero", "threefold", "often", "one-two"] {
-            assert!(number_words_in(w).is_empty(), "{w}");
+            assert!(number_words_in(w).is_empty() && !is_number_word(w), "{w}");
         }
     }
 
