@@ -437,11 +437,11 @@ impl<'a> Renderer<'a> {
                 let target = matches!(link_type, LinkType::WikiLink { .. }) || dest_url.starts_with("essay:");
                 let dest_url =
                     if target { self.fill(frag, dest_url, range) } else { self.refuse(frag, dest_url, range, "a link's destination") };
-                Tag::Link { link_type, dest_url, title: self.fill(frag, title, range), id }
+                Tag::Link { link_type, dest_url, title: self.fill_title(frag, title, range), id }
             }
             Tag::Image { link_type, dest_url, title, id } => {
                 let dest_url = self.refuse(frag, dest_url, range, "an image's source");
-                Tag::Image { link_type, dest_url, title: self.fill(frag, title, range), id }
+                Tag::Image { link_type, dest_url, title: self.fill_title(frag, title, range), id }
             }
             Tag::Heading { level, id, classes, attrs } => {
                 let id = id.map(|id| self.refuse(frag, id, range, "a heading's `{#id}`"));
@@ -450,6 +450,27 @@ impl<'a> Renderer<'a> {
             }
             t => t,
         }
+    }
+
+    /// A link's or image's `title` (at `range`) with its claims' text put in ([`fill`]).
+    /// A claim the title changed (a backslash escape or an entity in it, a line of a block
+    /// quote) is not known by its text: an error, rather than `{{ … }}` on the page.
+    fn fill_title(&mut self, frag: &Fragment<'a>, title: CowStr<'a>, range: &Range<usize>) -> CowStr<'a> {
+        let filled = self.fill(frag, title, range);
+        let at = filled.find("{{").filter(|&at| countersign_core::content::scan::claim_close(&filled[at + 2..]).is_some());
+        if at.is_some() {
+            self.diags.push(
+                Diagnostic::error(
+                    Code::ClaimSyntax,
+                    &self.essay.file,
+                    frag.to_file(range.clone()),
+                    "a claim in this title cannot be read: the title changes its text",
+                )
+                .with_label("in this link or image")
+                .with_hint("a title's backslash escapes, entities (`&amp;`) and block-quote lines change a claim's text: keep the claim on one line, without them"),
+            );
+        }
+        filled
     }
 
     /// `s` with each claim written in it replaced by the claim's plain text.
@@ -1247,6 +1268,7 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     let html = std::cell::RefCell::new(String::new());
     let mut marks = Vec::new();
     let mut depth = Depth::default();
+    let mut inner_links: Vec<bool> = Vec::new();
     let mut plain = Plain::default();
     let mark = |reference: usize, closing: bool, within: Within, marks: &mut Vec<Mark>| {
         marks.push(Mark { at: html.borrow().len(), reference, closing, within })
@@ -1264,7 +1286,22 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
                 plain.text.push(' ');
                 Event::Html(CowStr::from("</code></pre>\n"))
             }
+            // A link inside a link (a Markdown link in a raw `<a>`, an autolink in a link's
+            // text) is a span: a link may not hold a link.
+            Item::Md(Event::Start(Tag::Link { .. })) if within == Within::Link => {
+                inner_links.push(true);
+                Event::InlineHtml(CowStr::from("<span class=\"inner-link\">"))
+            }
+            Item::Md(Event::End(TagEnd::Link)) if inner_links.last() == Some(&true) => {
+                inner_links.pop();
+                Event::InlineHtml(CowStr::from("</span>"))
+            }
             Item::Md(ev) => {
+                match &ev {
+                    Event::Start(Tag::Link { .. }) => inner_links.push(false),
+                    Event::End(TagEnd::Link) => _ = inner_links.pop(),
+                    _ => {}
+                }
                 plain.take(&ev);
                 ev
             }
@@ -1464,8 +1501,9 @@ mod tests {
     fn claims_survive_emphasis_breaks_and_smart_punctuation() {
         let (_, b, _) = rendered("*all {{ x.n =\n fifty-five }}* of 'them' -- {{ plain 'q' }}\n", &[]);
         assert!(b.html.contains("<em>all <c>fifty-five</c></em> of ‘them’ – <c>&#39;q&#39;</c>"), "{}", b.html);
-        // A tag opened inside a claim goes with it; one around it stays.
-        let (_, b, _) = rendered("a {{ x.n = *5* }} b *c {{ x.m = 6* }} d\n", &[]);
+        // A tag opened inside a claim goes with it; one around it stays. (One that crosses
+        // a claim's edge, `*c {{ x.m = 6* }}`, is an error: see scan::crossing_markup.)
+        let (_, b, _) = rendered("a {{ x.n = *5* }} b *c {{ x.m = 6 }}* d\n", &[]);
         assert_eq!(b.html.matches("<em>").count(), b.html.matches("</em>").count(), "{}", b.html);
         assert!(b.html.contains("<c>*5*</c>"), "{}", b.html);
     }
@@ -1548,6 +1586,22 @@ mod tests {
         let within: Vec<(Within, bool)> = b.marks.iter().map(|m| (m.within, m.closing)).collect();
         let (p, l, a) = (Within::Prose, Within::Link, Within::Alt);
         assert_eq!(within, [(l, false), (a, false), (l, false), (p, false), (p, false), (l, false), (p, true)]);
+    }
+
+    /// A link inside a link is a span: `<a href="e">[in](f)</a>` and an autolink in a
+    /// link's text wrote `<a>` inside `<a>`. A claim in a title the title changes (an
+    /// escape) is an error, not `{{ … }}` on the page.
+    #[test]
+    fn no_link_goes_inside_a_link_and_a_title_never_shows_a_claims_syntax() {
+        let (_, b, d) = rendered("<a href=\"https://e.org\">[in](https://f.org)</a> and [a <https://g.org> b](https://h.org)\n", &[]);
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(b.html.matches("<a ").count(), 2, "{}", b.html);
+        assert_eq!(b.html.matches("<span class=\"inner-link\">").count(), 2, "{}", b.html);
+        assert_eq!(b.html.matches("</a>").count(), 2, "{}", b.html);
+        let (_, b, d) = rendered("[v](https://e.org \"x {{ plain a\\*b }} y\") and [w](https://e.org \"x {{ plain 3 }} y\")\n", &[]);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].code, countersign_core::diag::Code::ClaimSyntax);
+        assert!(b.html.contains("title=\"x 3 y\""), "{}", b.html);
     }
 
     #[test]

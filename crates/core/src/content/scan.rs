@@ -253,7 +253,7 @@ fn without_quote_markers(text: &str, quotes: &[Range<usize>]) -> Option<String> 
         }
         let mut at = line;
         for _ in 0..depth.max(0) {
-            let indent = bytes[at..].iter().take(3).take_while(|b| **b == b' ').count();
+            let indent = bytes[at..].iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
             if bytes.get(at + indent) != Some(&b'>') {
                 break;
             }
@@ -936,7 +936,9 @@ mod tests {
     /// "unexpected `>`", or stated `> 3`); a `>` past the quote's depth stays.
     #[test]
     fn a_claim_over_lines_of_a_block_quote_reads_without_its_markers() {
-        for text in ["> A {{ x.y\n> = 3 }} b\n", "> > A {{ x.y =\n> >  3 }} b\n", " > A {{ x.y\n   > = 3 }}\n"] {
+        for text in
+            ["> A {{ x.y\n> = 3 }} b\n", "> > A {{ x.y =\n> >  3 }} b\n", " > A {{ x.y\n   > = 3 }}\n", "-\t>\tB {{ x.y\n\t>\t= 3 }}\n"]
+        {
             let s = scan(text, 0);
             assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
             assert_eq!(stated(&s), ["3"], "{text:?}");
