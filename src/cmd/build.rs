@@ -43,6 +43,7 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
     };
     let mut diags = run.diags.clone();
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));
+    countersign_core::diag::sort_by_place(&mut diags);
     print_diags(&run.loaded.sources, &diags, color);
     if !run.ok() {
         // Dropping the staging removes the temporary folder.

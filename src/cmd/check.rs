@@ -57,6 +57,8 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
     if modes.bless {
         bless(root, &run.loaded.sources, &reports, &mut diags, modes.json);
     }
+    // Printed and reported in reading order, not in the order the stages found them.
+    countersign_core::diag::sort_by_place(&mut diags);
     let failed = diags.iter().any(Diagnostic::is_error);
     if modes.json {
         let report = countersign_site::report::json(&run, &reports, &diags);

@@ -212,6 +212,8 @@ impl Builder {
             self.cancelled += 1;
             return None;
         };
+        // Printed and shown in reading order, not in the order the stages found them.
+        countersign_core::diag::sort_by_place(&mut run.diags);
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let errors = run.diags.iter().filter(|d| d.is_error()).count();
         let warnings = run.diags.len() - errors;
