@@ -654,7 +654,15 @@ fn failure_diag(call: &Call, f: &census::Failure) -> Diagnostic {
             d = d.with_note(format!("stderr | {line}"));
         }
     }
-    d.with_note(format!("its parameters, on standard input: {}", serde_json::to_string(&call.prepared.params).unwrap_or_default()))
+    let params = serde_json::to_string(&call.prepared.params).unwrap_or_default();
+    d = d.with_note(format!("its parameters, on standard input: {params}"));
+    match f.kind {
+        census::FailureKind::Exit => d.with_hint(format!(
+            "run it alone to see all it writes: `countersign run {} --with '{params}'`; fix the script, or the parameters it refuses",
+            call.census.name()
+        )),
+        _ => d,
+    }
 }
 
 /// Run every site census call of the plan of `loaded` twice, afresh (no cache), in
