@@ -40,6 +40,13 @@ fn the_json_report_validates_against_its_schema() {
     assert_eq!(first["census"], "sylver.census");
     assert_eq!(bad["diagnostics"][0]["line"], 11);
     assert_eq!(bad["diagnostics"][0]["code"], "claim-mismatch");
+    // A failed site census is counted as run and failed, and the report still validates.
+    let (code, failed) = report("ext-census-exit");
+    assert_eq!(code, 1);
+    let errors: Vec<String> = validator.iter_errors(&failed).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(failed["stats"], serde_json::json!({"calls": 1, "ran": 1, "failed": 1, "cached": 0, "remembered": 0}));
+    assert!(ok["stats"].get("failed").is_none(), "no `failed` when none did: {}", ok["stats"]);
     // A report that breaks the schema is caught (the test can fail).
     let mut broken = bad.clone();
     broken["claims"][0]["status"] = serde_json::json!("maybe");

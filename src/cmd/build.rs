@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use countersign_core::content::Essay;
 use countersign_site::output;
 use countersign_site::pipeline::{self, RunOptions};
 
@@ -42,6 +43,7 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
     };
     let mut diags = run.diags.clone();
     diags.extend(pipeline::draft_warnings(&run.loaded.essays));
+    countersign_core::diag::sort_by_place(&mut diags);
     print_diags(&run.loaded.sources, &diags, color);
     if !run.ok() {
         // Dropping the staging removes the temporary folder.
@@ -61,16 +63,27 @@ pub fn run(root: &Path, out: Option<&Path>, no_cache: bool, base_url: Option<Str
     // Counted as `check` counts them: claims compared with a result (see `was_checked`).
     let claims: usize =
         run.checked.as_ref().map(|c| c.reports.iter().flat_map(|r| r.iter()).filter(|r| r.was_checked()).count()).unwrap_or(0);
+    let (built, left_out) = published(&run.loaded.essays);
     err(&format!(
-        "built {} ({} checked, {} files) into {} in {:.2}s; census calls: {} ({} ran, {} from cache)\n",
-        count(run.loaded.essays.len(), "essay"),
+        "built {built} ({left_out}{} checked, {} files) into {} in {:.2}s; {}\n",
         count(claims, "claim"),
         files,
         out.display(),
         started.elapsed().as_secs_f64(),
-        run.stats.calls,
-        run.stats.ran,
-        run.stats.cached
+        run.stats.summary(false),
     ));
     Ok(())
+}
+
+/// The essays a build published and, when some were drafts (`draft: true`, which build
+/// leaves out), how many it left out, as the summary says them: ("2 essays", "1 draft left
+/// out; ") or ("3 essays", ""). A draft's claims are checked, so the claims counted after
+/// this include them.
+fn published(essays: &[Essay]) -> (String, String) {
+    let drafts = essays.iter().filter(|e| e.front.draft).count();
+    let built = count(essays.len() - drafts, "essay");
+    match drafts {
+        0 => (built, String::new()),
+        n => (built, format!("{} left out; ", count(n, "draft"))),
+    }
 }

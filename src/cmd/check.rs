@@ -57,6 +57,8 @@ pub fn run(root: &Path, modes: Modes, color: bool) -> Outcome {
     if modes.bless {
         bless(root, &run.loaded.sources, &reports, &mut diags, modes.json);
     }
+    // Printed and reported in reading order, not in the order the stages found them.
+    countersign_core::diag::sort_by_place(&mut diags);
     let failed = diags.iter().any(Diagnostic::is_error);
     if modes.json {
         let report = countersign_site::report::json(&run, &reports, &diags);
@@ -132,15 +134,13 @@ fn verify_line(runs: usize, failed: usize) -> String {
 fn summary(run: &Run, reports: &[ClaimReport], diags: &[Diagnostic], failed: bool, started: Instant) -> String {
     let checked = reports.iter().filter(|r| r.was_checked()).count();
     format!(
-        "{} {}, {} checked: {}{}; census calls: {} ({} ran, {} from cache) in {:.2}s\n",
+        "{} {}, {} checked: {}{}; {} in {:.2}s\n",
         if failed { "FAILED" } else { "ok" },
         count(run.loaded.essays.len(), "essay"),
         count(checked, "claim"),
         summary_line(diags),
         error_files(diags),
-        run.stats.calls,
-        run.stats.ran,
-        run.stats.cached,
+        run.stats.summary(false),
         started.elapsed().as_secs_f64()
     )
 }

@@ -133,6 +133,10 @@ impl Layout {
         if d.code == Code::BadBlock {
             // The block's own hint names its keys, which `--with` never shows.
             d.notes = vec![WITH_HINT.to_string()];
+            // There is no block either: the YAML is the argument's.
+            if let Some(rest) = d.message.strip_prefix("in this census block: ") {
+                d.message = format!("in the parameters given with {WITH}: {rest}");
+            }
         }
         d.span = match self.with_lines.first() {
             Some(&(first, _, _)) if start + 2 >= first => {

@@ -212,6 +212,8 @@ impl Builder {
             self.cancelled += 1;
             return None;
         };
+        // Printed and shown in reading order, not in the order the stages found them.
+        countersign_core::diag::sort_by_place(&mut run.diags);
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         let errors = run.diags.iter().filter(|d| d.is_error()).count();
         let warnings = run.diags.len() - errors;
@@ -233,8 +235,7 @@ impl Builder {
             }
         };
         let printed = if run.diags.is_empty() { String::new() } else { run.loaded.sources.render(&run.diags, self.color) };
-        let s = run.stats;
-        let census = format!("census calls: {} ({} ran, {} from cache, {} in memory)", s.calls, s.ran, s.cached, s.remembered);
+        let census = run.stats.summary(true);
         let summary = if ok {
             format!("[{}] built in {ms:.0} ms: {}, {census}", generation, count(run.loaded.essays.len(), "essay"))
         } else {
@@ -252,7 +253,7 @@ impl Builder {
             "errors": errors,
             "warnings": warnings,
             "essays": run.loaded.essays.len(),
-            "stats": { "calls": s.calls, "ran": s.ran, "cached": s.cached, "remembered": s.remembered },
+            "stats": run.stats,
             "parsed": run.work.parsed,
             "checked": run.work.checked,
             "rendered": run.work.rendered,

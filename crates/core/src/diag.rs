@@ -467,6 +467,28 @@ impl Diagnostic {
     }
 }
 
+/// Put `diags` in reading order: the diagnostics of one file (or one argument) together,
+/// in the order of their places in it (byte offset of the span's start; a diagnostic of
+/// the whole file, span `0..0`, first), the files in the order their first diagnostic came
+/// (so the order between files is what the stages gave, deterministic as they are); a
+/// diagnostic with no source (the cache, the tool) stays where it was among them. Stable:
+/// two at one place keep their order. The stages find problems in their own order (every
+/// census block before any claim), which was printed as it was found.
+pub fn sort_by_place(diags: &mut Vec<Diagnostic>) {
+    let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let keys: Vec<(usize, usize)> = diags
+        .iter()
+        .enumerate()
+        .map(|(i, d)| match d.origin.source_name() {
+            Some(name) => (*first.entry(name.to_string()).or_insert(i), d.span.start),
+            None => (i, 0),
+        })
+        .collect();
+    let mut keyed: Vec<((usize, usize), Diagnostic)> = keys.into_iter().zip(std::mem::take(diags)).collect();
+    keyed.sort_by_key(|(k, _)| *k);
+    diags.extend(keyed.into_iter().map(|(_, d)| d));
+}
+
 /// 1-based line and column of byte `offset` in `text`; the column counts Unicode scalar
 /// values, so `’`, `—` and `⟨` are one column each. An offset past the end or inside a
 /// character is clamped to the nearest character boundary before it.
@@ -850,6 +872,26 @@ impl Sources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Diagnostics of one file come in the order of their places, grouped by file in the
+    /// order the files first came; one with no source keeps its place; ties keep theirs.
+    #[test]
+    fn diagnostics_are_sorted_by_place_within_their_file() {
+        let d = |file: &str, at: usize, m: &str| Diagnostic::error(Code::ClaimMismatch, file, at..at + 1, m);
+        let mut diags = vec![
+            d("essays/b.md", 40, "b40"),
+            d("essays/a.md", 30, "a30"),
+            Diagnostic::error(Code::CacheWriteFailed, Origin::Cache, 0..0, "cache"),
+            d("essays/b.md", 10, "b10"),
+            d("essays/a.md", 5, "a5 first"),
+            Diagnostic::error(Code::UnknownCensus, Origin::Argument("NAME".into()), 3..4, "arg"),
+            d("essays/a.md", 5, "a5 second"),
+            d("essays/b.md", 0, "b whole"),
+        ];
+        sort_by_place(&mut diags);
+        let order: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(order, ["b whole", "b10", "b40", "a5 first", "a5 second", "a30", "cache", "arg"]);
+    }
 
     /// A related place is shown as a secondary underline at its own line and file, with
     /// its message; one without source is a note; a fix is a `help:` line.

@@ -98,10 +98,37 @@ fn a_false_claim_fails_at_its_stated_text_with_the_census_and_the_fix() {
     assert_eq!(code, Code::ClaimMismatch);
     assert_eq!(under, "56");
     assert_eq!(message, "stated value disagrees with `s.a`: the essay says 56, the census gives 55");
-    assert_eq!(label, "computed: 55");
-    assert_eq!(notes, ["census: s = x.census {\"n\":5}", "hint: the census gives 55", "fix: `56` -> `55` (Safe): write `55`"]);
+    assert_eq!(label, "disagrees with the census", "the message says 55; the label does not say it again");
+    assert_eq!(notes, ["census: s = x.census {\"n\":5}", "fix: `56` -> `55` (Safe): write `55`"]);
     assert_eq!(r.bless, Some(Ok("55".to_string())));
     assert_eq!(r.stated_span.map(|s| s.len()), Some(2));
+}
+
+#[test]
+fn a_false_list_names_the_computed_list_once_and_where_it_parts() {
+    // s.list is [1, 2, 3]: the label names the first item that differs, or the lengths.
+    let cases = [
+        ("1, 2 and 4", "item 3 ([2]) differs: 4 here, 3 computed", "1, 2 and 3"),
+        ("one, five and three", "item 2 ([1]) differs: five here, 2 computed", "one, two and three"),
+        ("1 and 2", "2 items here, 3 computed", "1, 2 and 3"),
+        ("1, 2, 3 and 4", "4 items here, 3 computed", "1, 2 and 3"),
+        ("7", "1 item here, 3 computed", "1, 2 and 3"),
+    ];
+    for (stated, want, fix) in cases {
+        let (r, code, _, message, label, notes) = diagnosed(&format!("{{{{ s.list = {stated} }}}}\n"));
+        assert_eq!(code, Code::ClaimMismatch, "{stated}");
+        assert_eq!(message, format!("stated value disagrees with `s.list`: the essay says {stated}, the census gives [1, 2, 3]"));
+        assert_eq!(label, want, "{stated}");
+        assert_eq!(notes.len(), 2, "{stated}: the census and the fix, no hint repeating the list: {notes:?}");
+        assert_eq!(r.bless, Some(Ok(fix.to_string())), "{stated}");
+    }
+    // A list of lists stated as one list: the lengths (1 computed), and why --bless cannot write it.
+    let (_, _, _, _, label, notes) = diagnosed("{{ u.rows = 1 and 2 }}\n");
+    assert_eq!(label, "2 items here, 1 computed");
+    assert_eq!(
+        notes.last().map(String::as_str),
+        Some("hint: --bless cannot rewrite this form: the list holds something other than numbers")
+    );
 }
 
 #[test]
@@ -584,7 +611,7 @@ fn a_text_result_is_claimed_as_its_text_exactly() {
     let (r, code, under, message, label, notes) = diagnosed("{{ u.code = 0.08 }}\n");
     assert_eq!((r.status, code, under.as_str()), (Status::Fail, Code::ClaimMismatch, "0.08"));
     assert_eq!(message, "stated value disagrees with `u.code`: the essay says 0.08, the census gives \"0.07\"");
-    assert_eq!(label, "computed: \"0.07\"");
+    assert_eq!(label, "disagrees with the census");
     assert_eq!(notes.last().map(String::as_str), Some("fix: `0.08` -> `0.07` (Safe): write `0.07`"));
     assert_eq!(r.bless, Some(Ok("0.07".to_string())));
     // A number stated for text, and text for a number.

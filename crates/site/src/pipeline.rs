@@ -515,12 +515,32 @@ fn image_collisions(loaded: &Loaded) -> Vec<Diagnostic> {
 pub struct Stats {
     /// Distinct calls planned.
     pub calls: usize,
-    /// Calls computed in this run.
+    /// Calls run in this run, whether they gave a result or failed.
     pub ran: usize,
+    /// Of those that ran, the calls that failed (a site census's non-zero exit, bad
+    /// output or time-out, a census that panicked): no result, a diagnostic at the call.
+    /// Left out of the JSON report when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub failed: usize,
     /// Calls answered from the on-disk cache.
     pub cached: usize,
     /// Calls answered from memory (watch mode).
     pub remembered: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Stats {
+    /// The summaries' "census calls: 3 (2 ran, 1 of them failed, 1 from cache)", with
+    /// ", 0 in memory" before the parenthesis closes when `memory` (watch keeps results in
+    /// memory between runs); "N of them failed" only when some did.
+    pub fn summary(&self, memory: bool) -> String {
+        let failed = if self.failed > 0 { format!(", {} of them failed", self.failed) } else { String::new() };
+        let remembered = if memory { format!(", {} in memory", self.remembered) } else { String::new() };
+        format!("census calls: {} ({} ran{failed}, {} from cache{remembered})", self.calls, self.ran, self.cached)
+    }
 }
 
 /// Results of the planned calls, by call index (`None`: cancelled or failed).
@@ -634,7 +654,15 @@ fn failure_diag(call: &Call, f: &census::Failure) -> Diagnostic {
             d = d.with_note(format!("stderr | {line}"));
         }
     }
-    d.with_note(format!("its parameters, on standard input: {}", serde_json::to_string(&call.prepared.params).unwrap_or_default()))
+    let params = serde_json::to_string(&call.prepared.params).unwrap_or_default();
+    d = d.with_note(format!("its parameters, on standard input: {params}"));
+    match f.kind {
+        census::FailureKind::Exit => d.with_hint(format!(
+            "run it alone to see all it writes: `countersign run {} --with '{params}'`; fix the script, or the parameters it refuses",
+            call.census.name()
+        )),
+        _ => d,
+    }
 }
 
 /// Run every site census call of the plan of `loaded` twice, afresh (no cache), in
@@ -724,6 +752,7 @@ fn first_difference<'v>(a: &'v Value, b: &'v Value) -> (String, Option<&'v Value
 pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let multi = indicatif::MultiProgress::new();
     let ran = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicUsize::new(0);
     let cached = std::sync::atomic::AtomicUsize::new(0);
     let remembered = std::sync::atomic::AtomicUsize::new(0);
     let diags = Mutex::new(Vec::new());
@@ -784,12 +813,16 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 }
                 Ok(Err(Stop::Cancelled)) => None,
                 Ok(Err(Stop::Failed(f))) => {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    failed.fetch_add(1, Ordering::Relaxed);
                     if let Ok(mut d) = diags.lock() {
                         d.push(failure_diag(call, &f));
                     }
                     None
                 }
                 Err(panic) => {
+                    ran.fetch_add(1, Ordering::Relaxed);
+                    failed.fetch_add(1, Ordering::Relaxed);
                     if let Ok(mut d) = diags.lock() {
                         d.push(panic_diag(call, panic.as_ref()));
                     }
@@ -798,7 +831,13 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
             }
         })
         .collect();
-    let stats = Stats { calls: plan.calls.len(), ran: ran.into_inner(), cached: cached.into_inner(), remembered: remembered.into_inner() };
+    let stats = Stats {
+        calls: plan.calls.len(),
+        ran: ran.into_inner(),
+        failed: failed.into_inner(),
+        cached: cached.into_inner(),
+        remembered: remembered.into_inner(),
+    };
     Results { values, stats, diags: diags.into_inner().unwrap_or_default() }
 }
 

@@ -396,6 +396,21 @@ pub fn check(form: &Form, c: &Computed) -> Verdict {
     }
 }
 
+/// Where a stated list and a computed list part, for a `claim-mismatch` label: their
+/// lengths when these differ ("2 items here, 3 computed"), else the first item that differs,
+/// counted from 1 with its index (`item 3 ([2]) differs: 4 here, 3 computed`). `None` when
+/// `form` or `c` is no list, or no item differs.
+pub fn list_difference(form: &Form, c: &Computed) -> Option<String> {
+    let (Form::List(items), Computed::List(l)) = (form, c.exact()) else { return None };
+    let count = |n: usize| if n == 1 { "1 item".to_string() } else { format!("{n} items") };
+    if items.len() != l.len() {
+        return Some(format!("{} here, {} computed", count(items.len()), l.len()));
+    }
+    let i = items.iter().zip(&l).position(|(n, c)| !matches!(c, Computed::Number(v, _) if num_matches(n, v)))?;
+    let here = write_num(&items[i], &items[i].value).unwrap_or_else(|_| items[i].value.to_string());
+    Some(format!("item {} ([{i}]) differs: {here} here, {} computed", i + 1, l[i].display()))
+}
+
 /// The fewest decimal places from `k` up at which `v` (a share, shown on a scale where
 /// `whole` is all of it) no longer rounds to 0 or to all of it; `k` itself when `v` is not
 /// strictly between 0 and 1.

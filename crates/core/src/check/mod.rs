@@ -232,7 +232,8 @@ fn check_expr(
             r.status = Status::Fail;
             let blessed = forms::bless(&form, &c);
             let message = format!("stated value disagrees with `{path}`: the essay says {stated}, the census gives {shown}");
-            diags.push(mismatch(essay, stated_span, message, (&shown, census_note(bound, expr)), &blessed));
+            let label = forms::list_difference(&form, &c).unwrap_or_else(|| "disagrees with the census".to_string());
+            diags.push(mismatch(essay, stated_span, message, (label, census_note(bound, expr)), &blessed));
             r.bless = Some(blessed);
         }
         Verdict::WrongShape(why) => {
@@ -250,31 +251,28 @@ fn check_expr(
     }
 }
 
-/// The `claim-mismatch` diagnostic at `stated_span`, with the census value `shown` and,
-/// when `--bless` can rewrite the stated form, the rewrite as a safe fix; `note` names the
+/// The `claim-mismatch` diagnostic at `stated_span`; `message` says the computed value
+/// (once: the `label` points at the stated text without repeating it — for a list, where
+/// it parts from the computed one) and, when `--bless` can rewrite the stated form, the
+/// rewrite is a safe fix (the `help:` line), else the hint says why not; `note` names the
 /// census calls (it comes before the hint).
 fn mismatch(
     essay: &Essay,
     stated_span: &Range<usize>,
     message: String,
-    (shown, note): (&str, String),
+    (label, note): (String, String),
     blessed: &Result<String, String>,
 ) -> Diagnostic {
-    let hint = match blessed {
-        Ok(_) => format!("the census gives {shown}"),
-        Err(why) => format!("the census gives {shown}; --bless cannot rewrite this form: {why}"),
-    };
-    let fix = blessed.as_ref().ok().map(|s| Fix {
-        span: stated_span.clone(),
-        replacement: s.clone(),
-        description: format!("write `{s}`"),
-        applicability: Applicability::Safe,
-    });
-    Diagnostic::error(Code::ClaimMismatch, &essay.file, stated_span.clone(), message)
-        .with_label(format!("computed: {shown}"))
-        .with_note(note)
-        .with_hint(hint)
-        .with_fix_if(fix)
+    let d = Diagnostic::error(Code::ClaimMismatch, &essay.file, stated_span.clone(), message).with_label(label).with_note(note);
+    match blessed {
+        Ok(s) => d.with_fix(Fix {
+            span: stated_span.clone(),
+            replacement: s.clone(),
+            description: format!("write `{s}`"),
+            applicability: Applicability::Safe,
+        }),
+        Err(why) => d.with_hint(format!("--bless cannot rewrite this form: {why}")),
+    }
 }
 
 /// "census: id = name {params}" for each census `expr` reads, in the order first read.
