@@ -201,10 +201,7 @@ pub fn scan(text: &str, base: usize) -> Scan {
     let math = std::mem::take(&mut out.math);
     read_claims(text, base, &quotes, &math, &mut out);
     out.claims.sort_by_key(|c| c.span.start);
-    let mut crossing = crossing_claims(&out.claims, &leaves, base);
-    crossing.extend(crossing_markup(&out.claims, &inline, base));
-    out.claims.retain(|c| !crossing.iter().any(|e| e.span == c.span));
-    out.errors.extend(crossing);
+    misplaced_claims(text, base, (&leaves, &inline), &mut out);
     unread_math(text, base, &out.excluded, &math, &out.claims, &mut out.errors);
     for r in html {
         claims_in_html(&text[r.clone()], base + r.start, &mut out.errors);
@@ -319,6 +316,71 @@ fn crossing_markup(claims: &[Claim], inline: &[(Range<usize>, Inline)], base: us
         hint: "a claim must hold the whole of its markup, or none of it: escape the character (`\\*`, `\\]`) or move the markup".into(),
     };
     found.into_iter().map(error).collect()
+}
+
+/// Claims that cross the end of their leaf block or an inline element's edge, or change
+/// the Markdown around them: errors, and out of `out.claims` (not checked as well).
+fn misplaced_claims(text: &str, base: usize, (leaves, inline): (&[(Range<usize>, Leaf)], &[(Range<usize>, Inline)]), out: &mut Scan) {
+    let mut crossing = crossing_claims(&out.claims, leaves, base);
+    crossing.extend(crossing_markup(&out.claims, inline, base));
+    crossing.extend(reshaping_claim(text, &out.claims, base, &crossing));
+    out.claims.retain(|c| !crossing.iter().any(|e| e.span == c.span));
+    out.errors.extend(crossing);
+}
+
+/// The Markdown structure of `text`: each tag's opening and closing with where it is,
+/// leaving out those that begin inside one of `claims` (spans less `base`).
+fn structure(text: &str, claims: &[Claim], base: usize) -> Vec<(usize, bool, pulldown_cmark::TagEnd)> {
+    let inside = |at: usize| {
+        let after = claims.partition_point(|c| c.span.start - base < at);
+        after > 0 && at < claims[after - 1].span.end - base
+    };
+    let events = Parser::new_ext(text, markdown_options()).into_offset_iter().filter(|(_, r)| !inside(r.start));
+    events
+        .filter_map(|(ev, r)| match ev {
+            Event::Start(tag) => Some((r.start, true, tag.into())),
+            Event::End(end) => Some((r.start, false, end)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// An error for the first claim whose text changes the Markdown around it, unless one of
+/// `reported` is at it already: `text` read with every claim's characters made `x` (line
+/// breaks kept) has other structure than as written. `[see {{ plain a]b }}](u)` lost its
+/// link that way, with no diagnostic (the `]` ended the link's text early).
+fn reshaping_claim(text: &str, claims: &[Claim], base: usize, reported: &[ClaimSyntaxError]) -> Option<ClaimSyntaxError> {
+    if claims.is_empty() {
+        return None;
+    }
+    let mut blank = text.as_bytes().to_vec();
+    for c in claims {
+        for b in &mut blank[c.span.start - base..c.span.end - base] {
+            if !matches!(*b, b'\n' | b'\r') {
+                *b = b'x';
+            }
+        }
+    }
+    let blank = String::from_utf8(blank).ok()?;
+    let (written, plain) = (structure(text, claims, base), structure(&blank, &[], base));
+    let differ = written.iter().zip(&plain).position(|(a, b)| (a.1, a.2) != (b.1, b.2));
+    let at = match differ {
+        Some(i) => written[i].0.min(plain[i].0),
+        None if written.len() != plain.len() => written.get(plain.len()).or(plain.get(written.len())).map_or(0, |e| e.0),
+        None => return None,
+    };
+    let k = claims.partition_point(|c| c.span.end - base <= at).min(claims.len() - 1);
+    let c = &claims[k];
+    if reported.iter().any(|e| e.span == c.span) {
+        return None;
+    }
+    Some(ClaimSyntaxError {
+        code: Code::ClaimSyntax,
+        message: "this claim's text changes the Markdown around it".into(),
+        span: c.span.clone(),
+        hint: "a `]`, `[`, `*`, `_`, `` ` `` or `|` in a claim can end or open markup outside it: escape it (`\\]`), or move the markup"
+            .into(),
+    })
 }
 
 /// A block a claim must end in if it begins in it (see [`crossing_claims`]).
@@ -928,6 +990,26 @@ mod tests {
         }
         for text in ["*a {{ x.y = 2 }} b*\n", "[a {{ x.y = 2 }}](u) and {{ x.y = *b* }}\n", "`{{ x.y = 2 }}` and {{ x.y = `2` }}\n"] {
             let s = scan(text, 7);
+            assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
+        }
+    }
+
+    /// A claim whose text changes the Markdown around it is an error and not checked:
+    /// `[see {{ plain a]b }}](u)` was published as literal text, its link lost, silently.
+    #[test]
+    fn a_claim_that_changes_the_markdown_around_it_is_an_error() {
+        for text in ["[see {{ x.y = a]b }}](u)\n", "![alt {{ x.y = a]b }}](i.png)\n"] {
+            let s = scan(text, 3);
+            assert_eq!(s.errors.len(), 1, "{text:?}: {:?}", s.errors);
+            assert_eq!(s.errors[0].message, "this claim's text changes the Markdown around it", "{text:?}");
+            assert_eq!(
+                &text[s.errors[0].span.start - 3..s.errors[0].span.end - 3],
+                &text[text.find("{{").unwrap()..text.find("}}").unwrap() + 2]
+            );
+            assert!(s.claims.is_empty(), "{text:?}");
+        }
+        for text in ["[see {{ x.y = [@onag] }}](u) and {{ x.y = a]b }} and *{{ x.y = *5* }}*\n", "> {{ x.y\n> = 3 }}\n"] {
+            let s = scan(text, 3);
             assert!(s.errors.is_empty(), "{text:?}: {:?}", s.errors);
         }
     }
