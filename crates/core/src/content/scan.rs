@@ -318,9 +318,13 @@ fn crossing_markup(claims: &[Claim], inline: &[(Range<usize>, Inline)], base: us
     found.into_iter().map(error).collect()
 }
 
+/// The leaf blocks and inline elements a scan found (see [`misplaced_claims`]).
+type Blocks<'s> = (&'s [(Range<usize>, Leaf)], &'s [(Range<usize>, Inline)]);
+
 /// Claims that cross the end of their leaf block or an inline element's edge, or change
 /// the Markdown around them: errors, and out of `out.claims` (not checked as well).
-fn misplaced_claims(text: &str, base: usize, (leaves, inline): (&[(Range<usize>, Leaf)], &[(Range<usize>, Inline)]), out: &mut Scan) {
+fn misplaced_claims(text: &str, base: usize, blocks: Blocks<'_>, out: &mut Scan) {
+    let (leaves, inline) = blocks;
     let mut crossing = crossing_claims(&out.claims, leaves, base);
     crossing.extend(crossing_markup(&out.claims, inline, base));
     crossing.extend(reshaping_claim(text, &out.claims, base, &crossing));
