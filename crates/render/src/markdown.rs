@@ -1286,22 +1286,8 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
                 plain.text.push(' ');
                 Event::Html(CowStr::from("</code></pre>\n"))
             }
-            // A link inside a link (a Markdown link in a raw `<a>`, an autolink in a link's
-            // text) is a span: a link may not hold a link.
-            Item::Md(Event::Start(Tag::Link { .. })) if within == Within::Link => {
-                inner_links.push(true);
-                Event::InlineHtml(CowStr::from("<span class=\"inner-link\">"))
-            }
-            Item::Md(Event::End(TagEnd::Link)) if inner_links.last() == Some(&true) => {
-                inner_links.pop();
-                Event::InlineHtml(CowStr::from("</span>"))
-            }
             Item::Md(ev) => {
-                match &ev {
-                    Event::Start(Tag::Link { .. }) => inner_links.push(false),
-                    Event::End(TagEnd::Link) => _ = inner_links.pop(),
-                    _ => {}
-                }
+                let ev = inner_link(ev, within, &mut inner_links);
                 plain.take(&ev);
                 ev
             }
@@ -1342,6 +1328,24 @@ fn write_html(items: Stream<'_>, claim_html: &[String], claim_text: &[String]) -
     // the length written when it is reached.
     let _ = pulldown_cmark::html::write_html_fmt(Sink(&html), events);
     (html.into_inner(), marks, plain)
+}
+
+/// `ev`, or for a link inside a link (a Markdown link in a raw `<a>`, an autolink in a
+/// link's text) a span: a link may not hold a link. `inner` holds, for each link open,
+/// whether it was made a span.
+fn inner_link<'a>(ev: Event<'a>, within: Within, inner: &mut Vec<bool>) -> Event<'a> {
+    match ev {
+        Event::Start(Tag::Link { .. }) if within == Within::Link => {
+            inner.push(true);
+            Event::InlineHtml(CowStr::from("<span class=\"inner-link\">"))
+        }
+        Event::Start(Tag::Link { .. }) => {
+            inner.push(false);
+            ev
+        }
+        Event::End(TagEnd::Link) if inner.pop() == Some(true) => Event::InlineHtml(CowStr::from("</span>")),
+        ev => ev,
+    }
 }
 
 /// The opening tags of a code block: `<pre tabindex="0"><code class="language-L">`, L the

@@ -748,6 +748,15 @@ fn first_difference<'v>(a: &'v Value, b: &'v Value) -> (String, Option<&'v Value
     }
 }
 
+/// `v`, the result of `call`, shared, and kept in `opts.memory` when there is one.
+fn remember(opts: &ComputeOptions, call: &Call, v: Value) -> Arc<Value> {
+    let v = Arc::new(v);
+    if let Some(mut m) = opts.memory.and_then(|mem| mem.lock().ok()) {
+        m.insert(call.key.clone(), v.clone());
+    }
+    v
+}
+
 /// Run every planned call not in memory or the cache, in parallel; store new results.
 pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
     let multi = indicatif::MultiProgress::new();
@@ -773,13 +782,7 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
             let name = call.census.name();
             if let Some(v) = cache_hit(opts.cache, call, &diags) {
                 cached.fetch_add(1, Ordering::Relaxed);
-                let v = Arc::new(v);
-                if let Some(mem) = opts.memory {
-                    if let Ok(mut m) = mem.lock() {
-                        m.insert(call.key.clone(), v.clone());
-                    }
-                }
-                return Some(v);
+                return Some(remember(opts, call, v));
             }
             let (bar, progress) = progress_bar(opts, &multi, call);
             let flag = opts.flags.and_then(|f| f.get(i)).unwrap_or(&opts.cancel);
@@ -794,22 +797,10 @@ pub fn compute(plan: &Plan, opts: &ComputeOptions) -> Results {
                 Ok(Ok(v)) => {
                     ran.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = opts.cache.put(&call.key, name, &call.prepared.params, &call.fingerprint, &v) {
-                        if let Ok(mut d) = diags.lock() {
-                            d.push(Diagnostic::warning(
-                                Code::CacheWriteFailed,
-                                Origin::Cache,
-                                0..0,
-                                format!("cannot store a result in the cache: {e}"),
-                            ));
-                        }
+                        let message = format!("cannot store a result in the cache: {e}");
+                        diags.lock().map(|mut d| d.push(Diagnostic::warning(Code::CacheWriteFailed, Origin::Cache, 0..0, message))).ok();
                     }
-                    let v = Arc::new(v);
-                    if let Some(mem) = opts.memory {
-                        if let Ok(mut m) = mem.lock() {
-                            m.insert(call.key.clone(), v.clone());
-                        }
-                    }
-                    Some(v)
+                    Some(remember(opts, call, v))
                 }
                 Ok(Err(Stop::Cancelled)) => None,
                 Ok(Err(Stop::Failed(f))) => {
